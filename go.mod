@@ -1,0 +1,3 @@
+module github.com/gosym-dev/gosym
+
+go 1.24
