@@ -1,0 +1,95 @@
+package gosym
+
+import "math"
+
+// LinesResult holds the result of Function.Lines. Pass the previous result
+// back in to reuse its memory.
+type LinesResult struct {
+	// FunctionLines are the ranges in address order, covering
+	// [Entry, End) without gaps.
+	FunctionLines []FunctionLine
+}
+
+// FunctionLine is a PC range of constant function, file and line.
+type FunctionLine struct {
+	PCLo, PCHi uint64 // [PCLo, PCHi)
+	Name       string // the function whose code this is: an inlinee or the physical function
+	File       string // "" if unknown (as in alignment padding)
+	Line       uint32 // 0 if unknown
+	// ParentPC is, for an inlinee's range, a PC whose location is the
+	// call site (resolve it for the outer frames); 0 for the physical
+	// function's own code, and for Go 1.9–1.11, whose inline records store
+	// the call site instead of a PC.
+	ParentPC uint64
+}
+
+// rangeIter walks a pc-value table as consecutive ranges that cover every
+// PC from the entry on; past the end of the table the value is -1.
+type rangeIter struct{ pcIter }
+
+// at advances the walk to the range holding pc and returns its value.
+func (r *rangeIter) at(pc uint64) int32 {
+	for r.hi <= pc {
+		if !r.next() {
+			r.lo, r.hi, r.val = r.hi, math.MaxUint64, -1
+		}
+	}
+	return r.val
+}
+
+func (f Function) rangeIter(off uint32) rangeIter {
+	return rangeIter{newPCIter(f.t.h.pctab, off, f.entry, f.t.h.quantum)}
+}
+
+// Lines decodes f into PC ranges of constant (function, file, line), where
+// the function is the innermost inlined call at those PCs or f itself.
+// buf's memory is reused.
+func (f Function) Lines(buf LinesResult) (LinesResult, error) {
+	out := buf.FunctionLines[:0]
+	if f.t == nil {
+		return LinesResult{out}, ErrPCNotFound
+	}
+	if f.t.closed.Load() {
+		return LinesResult{out}, ErrClosed
+	}
+	tree, hasTree, err := f.inlineTree()
+	if err != nil {
+		return LinesResult{out}, err
+	}
+	l := &f.t.l
+	files, lines := f.rangeIter(f.field(l.pcfile)), f.rangeIter(f.field(l.pcln))
+	var inl rangeIter
+	if hasTree {
+		inl = f.rangeIter(tree.index)
+	} else {
+		inl = rangeIter{pcIter{lo: f.entry, hi: math.MaxUint64, val: -1}}
+	}
+	name := f.Name()
+	end := f.End()
+	for pc := f.entry; pc < end; {
+		fno, line, ix := files.at(pc), lines.at(pc), inl.at(pc)
+		next := min(files.hi, lines.hi, inl.hi, end)
+		fl := FunctionLine{PCLo: pc, PCHi: next, Name: name, File: f.fileName(fno), Line: uint32(max(line, 0))}
+		if ix >= 0 {
+			c, err := f.call(tree, ix)
+			if err != nil {
+				return LinesResult{out[:0]}, err
+			}
+			fl.Name = f.callName(c)
+			if l.inlKind != inl19 {
+				fl.ParentPC = f.entry + uint64(c.parentPC)
+			}
+		}
+		if n := len(out); n > 0 && out[n-1].sameSource(fl) {
+			out[n-1].PCHi = next
+		} else {
+			out = append(out, fl)
+		}
+		pc = next
+	}
+	return LinesResult{out}, nil
+}
+
+func (a FunctionLine) sameSource(b FunctionLine) bool {
+	return a.Name == b.Name && a.File == b.File && a.Line == b.Line && a.ParentPC == b.ParentPC
+}

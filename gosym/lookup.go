@@ -1,0 +1,99 @@
+package gosym
+
+import (
+	"iter"
+	"sort"
+)
+
+// Functions yields every physical function of the table in address order.
+// It stops after yielding an error for a corrupt record.
+func (t *Table) Functions() iter.Seq2[Function, error] {
+	return func(yield func(Function, error) bool) {
+		if t.closed.Load() {
+			yield(Function{}, ErrClosed)
+			return
+		}
+		for i := uint64(0); i < t.h.nfunc; i++ {
+			f, ok, err := t.funcAt(i)
+			if err != nil {
+				yield(Function{}, err)
+				return
+			}
+			if ok && !yield(f, nil) {
+				return
+			}
+		}
+	}
+}
+
+// NumFunctions returns the number of entries of the function table, an
+// upper bound on the number of functions Functions yields.
+func (t *Table) NumFunctions() int { return int(t.h.nfunc) }
+
+// ResolveFunction returns the physical function that holds pc.
+func (t *Table) ResolveFunction(pc uint64) (Function, error) {
+	if t.closed.Load() {
+		return Function{}, ErrClosed
+	}
+	i, ok := t.findFunc(pc)
+	if !ok {
+		return Function{}, ErrPCNotFound
+	}
+	f, ok, err := t.funcAt(i)
+	if err != nil {
+		return Function{}, err
+	}
+	if !ok {
+		return Function{}, ErrPCNotFound
+	}
+	return f, nil
+}
+
+// ResolveLocations appends to buf[:0] the source locations of pc: the
+// innermost inlined call first, the physical function last.
+func (t *Table) ResolveLocations(pc uint64, buf []Location) ([]Location, error) {
+	f, err := t.ResolveFunction(pc)
+	if err != nil {
+		return buf[:0], err
+	}
+	return f.ResolveLocations(pc, buf)
+}
+
+// LookupFunction returns the function with the given symbol name, as
+// Function.Name reports it. The first call sorts the names of all functions
+// once; later calls are a binary search.
+func (t *Table) LookupFunction(name string) (Function, error) {
+	if t.closed.Load() {
+		return Function{}, ErrClosed
+	}
+	b := &t.byName
+	b.once.Do(func() {
+		idx := make([]uint32, 0, t.h.nfunc)
+		for f, err := range t.Functions() {
+			if err != nil {
+				b.err = err
+				return
+			}
+			idx = append(idx, f.idx)
+		}
+		sort.SliceStable(idx, func(i, j int) bool {
+			return t.nameAt(idx[i]) < t.nameAt(idx[j])
+		})
+		b.idx = idx
+	})
+	if b.err != nil {
+		return Function{}, b.err
+	}
+	i := sort.Search(len(b.idx), func(i int) bool { return t.nameAt(b.idx[i]) >= name })
+	if i == len(b.idx) || t.nameAt(b.idx[i]) != name {
+		return Function{}, ErrFunctionNotFound
+	}
+	f, _, err := t.funcAt(uint64(b.idx[i]))
+	return f, err
+}
+
+// nameAt returns the name of an already validated functab entry.
+func (t *Table) nameAt(i uint32) string {
+	f, _, _ := t.funcAt(uint64(i))
+	return f.Name()
+}

@@ -1,0 +1,178 @@
+package gosym
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/gosym-dev/gosym/object"
+)
+
+// moduledata (spec §7) is the linker-written struct the runtime uses to
+// find its tables. From Go 1.18 a reader needs two of its fields: text,
+// the base of function entry offsets (the header's copy is unreliable and
+// is 0 from 1.26), and gofunc, the base of funcdata offsets. Go 1.26 puts
+// it in its own section; earlier releases leave it in the data, where it is
+// found by its first word, the pclntab's address.
+
+// moduledataLayout gives the word indices of the fields a reader needs.
+type moduledataLayout struct {
+	gofunc, textsectmap int
+}
+
+// Fixed word indices of Go 1.16 and later.
+const (
+	mdPcHeader  = 0
+	mdPclntable = 13
+	mdFtab      = 16
+	mdMinPC     = 20
+	mdMaxPC     = 21
+	mdText      = 22
+	mdEtext     = 23
+)
+
+func moduledataLayoutFor(minor int) moduledataLayout {
+	switch {
+	case minor <= 19:
+		return moduledataLayout{gofunc: 38, textsectmap: 39}
+	case minor <= 25:
+		return moduledataLayout{gofunc: 40, textsectmap: 41}
+	case minor == 26:
+		return moduledataLayout{gofunc: 40, textsectmap: 42}
+	}
+	return moduledataLayout{gofunc: 43, textsectmap: 45}
+}
+
+// findModuledata sets t.text, t.gofunc and t.textSects.
+func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) error {
+	minors := []int{t.l.minor}
+	if !t.wrapper.known && t.h.magic == magic120 {
+		minors = []int{27, 26, 20}
+	}
+	try := func(b []byte) bool {
+		for _, m := range minors {
+			if t.parseModuledata(b, moduledataLayoutFor(m)) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, s := range secs {
+		if s.Name == ".go.module" || s.Name == "__go_module" {
+			if b, err := obj.SectionData(i); err == nil && try(b) {
+				return nil
+			}
+		}
+	}
+	sl, hasSyms := obj.(object.SymbolLookup)
+	if hasSyms {
+		if sym, err := sl.LookupSymbol("runtime.firstmoduledata"); err == nil && try(t.mem.From(sym.Addr)) {
+			return nil
+		}
+	}
+	// Scan writable data for the pclntab's address at aligned positions.
+	p := t.h.rd.ptrSize
+	var pat [8]byte
+	if t.h.rd.bigEndian {
+		binary.BigEndian.PutUint64(pat[:], t.addr)
+	} else {
+		binary.LittleEndian.PutUint64(pat[:], t.addr)
+	}
+	key := pat[:p]
+	if t.h.rd.bigEndian {
+		key = pat[8-p:]
+	}
+	for i, s := range secs {
+		if s.Flags&object.SectionWrite == 0 || s.Flags&object.SectionExec != 0 || s.FileSize == 0 {
+			continue
+		}
+		b, err := obj.SectionData(i)
+		if err != nil {
+			continue
+		}
+		for off := 0; off < len(b); {
+			j := indexAligned(b[off:], key, p, (s.Addr+uint64(off))%uint64(p))
+			if j < 0 {
+				break
+			}
+			if try(b[off+j:]) {
+				return nil
+			}
+			off += j + p
+		}
+	}
+	// Last resorts: symbols, then the header (Go 1.18–1.25 only).
+	if hasSyms {
+		text, err1 := sl.LookupSymbol("runtime.text")
+		gofunc, err2 := sl.LookupSymbol("go:func.*")
+		if err2 != nil {
+			gofunc, err2 = sl.LookupSymbol("go.func.*")
+		}
+		if err1 == nil && err2 == nil {
+			t.text, t.gofunc = text.Addr, gofunc.Addr
+			return nil
+		}
+	}
+	return corrupt("cannot locate moduledata (text and funcdata bases)")
+}
+
+// indexAligned returns the first index i of key in b with (i+mis) a
+// multiple of align, or -1.
+func indexAligned(b, key []byte, align int, mis uint64) int {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], key)
+		if i < 0 {
+			return -1
+		}
+		if (uint64(off+i)+mis)%uint64(align) == 0 {
+			return off + i
+		}
+		off += i + 1
+	}
+}
+
+// parseModuledata validates a candidate moduledata at the start of b and,
+// if it belongs to this table, takes its fields.
+func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
+	rd := t.h.rd
+	p := uint64(rd.ptrSize)
+	nwords := uint64(ml.textsectmap + 3)
+	if uint64(len(b)) < nwords*p {
+		return false
+	}
+	w := func(i int) uint64 { return rd.ptr(b[uint64(i)*p:]) }
+	functab := t.addr + uint64(len(t.data)-len(t.h.funcs))
+	if w(mdPcHeader) != t.addr || w(mdPclntable) != functab || w(mdFtab) != functab || w(mdFtab+1) != t.h.nfunc+1 {
+		return false
+	}
+	text, etext, minpc, maxpc := w(mdText), w(mdEtext), w(mdMinPC), w(mdMaxPC)
+	if !(text <= minpc && minpc <= maxpc && maxpc <= etext) {
+		return false
+	}
+	gofunc := w(ml.gofunc)
+	if gofunc == 0 || t.mem.From(gofunc) == nil {
+		return false
+	}
+	sects, n, c := w(ml.textsectmap), w(ml.textsectmap+1), w(ml.textsectmap+2)
+	if n > c || n > 1<<10 {
+		return false
+	}
+	var ts []textSection
+	if n > 1 {
+		raw := t.mem.Slice(sects, n*3*p)
+		if raw == nil {
+			return false
+		}
+		ts = make([]textSection, n)
+		for i := range ts {
+			e := raw[uint64(i)*3*p:]
+			ts[i] = textSection{vaddr: rd.ptr(e), end: rd.ptr(e[p:]), base: rd.ptr(e[2*p:])}
+		}
+	}
+	oldText, oldGofunc, oldSects := t.text, t.gofunc, t.textSects
+	t.text, t.gofunc, t.textSects = text, gofunc, ts
+	if t.h.nfunc > 0 && t.entryAt(0) != minpc {
+		t.text, t.gofunc, t.textSects = oldText, oldGofunc, oldSects
+		return false
+	}
+	return true
+}

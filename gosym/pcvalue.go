@@ -1,0 +1,80 @@
+package gosym
+
+// A pc-value table (spec §4) is a sequence of (value delta, pc delta) pairs
+// of varints. pcIter walks one the way the runtime's pcvalue does: the value
+// starts at -1 and the PC at the function entry, and a zero value delta ends
+// the table except while the PC is still the entry.
+type pcIter struct {
+	p       []byte
+	quantum uint32
+	entry   uint64
+	lo, hi  uint64 // the current value holds for [lo, hi)
+	val     int32
+}
+
+// newPCIter starts walking the table at off in pctab for a function
+// starting at entry. An offset of 0, or one outside pctab, is an empty table.
+func newPCIter(pctab []byte, off uint32, entry uint64, quantum uint32) pcIter {
+	it := pcIter{quantum: quantum, entry: entry, lo: entry, hi: entry, val: -1}
+	if off != 0 && uint64(off) < uint64(len(pctab)) {
+		it.p = pctab[off:]
+	}
+	return it
+}
+
+// next decodes one pair. It reports false at the end of the table, or when
+// the table is truncated.
+func (it *pcIter) next() bool {
+	p := it.p
+	if len(p) == 0 {
+		return false
+	}
+	uv, n := uvarint(p)
+	if n == 0 || (uv == 0 && it.hi != it.entry) {
+		it.p = nil
+		return false
+	}
+	p = p[n:]
+	pcd, n := uvarint(p)
+	if n == 0 {
+		it.p = nil
+		return false
+	}
+	it.p = p[n:]
+	it.val += int32(-(uv & 1) ^ (uv >> 1))
+	it.lo = it.hi
+	it.hi += uint64(pcd * it.quantum)
+	return true
+}
+
+// uvarint decodes an unsigned LEB128 value of at most 32 bits. It returns
+// n == 0 if p ends before the value does or the value is too long.
+func uvarint(p []byte) (v uint32, n int) {
+	if len(p) > 0 && p[0] < 0x80 {
+		return uint32(p[0]), 1
+	}
+	var shift uint
+	for i, b := range p {
+		if i == 5 {
+			return 0, 0
+		}
+		v |= uint32(b&0x7f) << shift
+		if b < 0x80 {
+			return v, i + 1
+		}
+		shift += 7
+	}
+	return 0, 0
+}
+
+// pcvalue returns the value of the table at off for target, or -1 if the
+// table does not cover target.
+func (t *Table) pcvalue(off uint32, entry, target uint64) int32 {
+	it := newPCIter(t.h.pctab, off, entry, t.h.quantum)
+	for it.next() {
+		if target < it.hi {
+			return it.val
+		}
+	}
+	return -1
+}
