@@ -62,7 +62,7 @@ func TestTmpSelf(t *testing.T) {
 	}
 }
 
-func openTestTable(t *testing.T, path string) *Table {
+func openTestTable(t testing.TB, path string) *Table {
 	f, err := elf.Open(path)
 	if err != nil {
 		t.Fatal(err)
