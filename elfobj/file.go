@@ -1,0 +1,216 @@
+// Package elfobj presents ELF files as objects that package gosym can read
+// (see package github.com/gosym-dev/gosym/object).
+//
+// NewBytes decodes the file headers itself, without copying: section data
+// are subslices of the given bytes and the symbol table is read only on the
+// first LookupSymbol. New adapts a file already opened with debug/elf.
+//
+// Section i of a file with section headers is ELF section i (index 0 is the
+// null section). A file without section headers, such as a core dump or the
+// output of strip --strip-section-headers, presents its PT_LOAD segments as
+// sections with an empty Name.
+package elfobj
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// File is an ELF file seen as an [objfile.Object]. It also implements
+// [objfile.SymbolLookup] and [objfile.Describer]. A File is safe for
+// concurrent use.
+type File struct {
+	order    binary.ByteOrder
+	class    elf.Class
+	machine  elf.Machine
+	sections []objfile.SectionHeader
+	segments bool // sections are PT_LOAD segments: the file has no section headers
+
+	// A File made by NewBytes reads data; one made by New reads ef.
+	data []byte
+	ef   *elf.File
+
+	tables []table       // symbol tables found in the section headers (NewBytes)
+	read   []io.ReaderAt // per-section raw readers (New); nil if unreadable
+
+	symOnce sync.Once
+	syms    map[string]objfile.Symbol
+	symErr  error
+}
+
+// New returns f as an Object. The result is a *File. Its SectionData reads
+// and copies the section's bytes; the raw bytes of a compressed section
+// (SHF_COMPRESSED) cannot be read through debug/elf, so SectionData returns
+// an error for it.
+func New(f *elf.File) objfile.Object {
+	ff := &File{
+		order:   f.ByteOrder,
+		class:   f.Class,
+		machine: f.Machine,
+		ef:      f,
+	}
+	if len(f.Sections) == 0 {
+		ff.segments = true
+		for _, p := range f.Progs {
+			if p.Type != elf.PT_LOAD {
+				continue
+			}
+			ff.sections = append(ff.sections, segmentHeader(p.Flags, p.Vaddr, p.Memsz, p.Off, p.Filesz))
+			ff.read = append(ff.read, p.ReaderAt)
+		}
+		return ff
+	}
+	for _, s := range f.Sections {
+		// s.FileSize is the raw sh_size; s.Size is the uncompressed size.
+		ff.sections = append(ff.sections, sectionHeader(s.Name, s.Type, s.Flags, s.Addr, s.Offset, s.FileSize))
+		var r io.ReaderAt
+		if s.Flags&elf.SHF_COMPRESSED == 0 {
+			r = s.ReaderAt
+		}
+		ff.read = append(ff.read, r)
+	}
+	return ff
+}
+
+// sectionHeader converts an ELF section header.
+func sectionHeader(name string, typ elf.SectionType, flags elf.SectionFlag, addr, off, size uint64) objfile.SectionHeader {
+	h := objfile.SectionHeader{
+		Name:     name,
+		Addr:     addr,
+		Size:     size,
+		Offset:   off,
+		FileSize: size,
+	}
+	if typ == elf.SHT_NOBITS {
+		h.FileSize = 0
+	}
+	if flags&elf.SHF_ALLOC != 0 {
+		h.Flags |= objfile.SectionAlloc
+	}
+	if flags&elf.SHF_EXECINSTR != 0 {
+		h.Flags |= objfile.SectionExec
+	}
+	if flags&elf.SHF_WRITE != 0 {
+		h.Flags |= objfile.SectionWrite
+	}
+	return h
+}
+
+// segmentHeader converts a PT_LOAD program header into a nameless section.
+func segmentHeader(flags elf.ProgFlag, vaddr, memsz, off, filesz uint64) objfile.SectionHeader {
+	h := objfile.SectionHeader{
+		Addr:     vaddr,
+		Size:     memsz,
+		Offset:   off,
+		FileSize: filesz,
+		Flags:    objfile.SectionAlloc,
+	}
+	if flags&elf.PF_X != 0 {
+		h.Flags |= objfile.SectionExec
+	}
+	if flags&elf.PF_W != 0 {
+		h.Flags |= objfile.SectionWrite
+	}
+	return h
+}
+
+// Endian returns the byte order of the target.
+func (f *File) Endian() binary.ByteOrder { return f.order }
+
+// Sections returns the section headers, or the PT_LOAD segments of a file
+// without section headers. The caller may modify the returned slice.
+func (f *File) Sections() ([]objfile.SectionHeader, error) {
+	return slices.Clone(f.sections), nil
+}
+
+// SectionData returns the FileSize bytes of section i as stored in the file
+// (compressed sections are not decompressed). For a File made by NewBytes
+// the result aliases the bytes given to NewBytes and must not be modified.
+func (f *File) SectionData(i int) ([]byte, error) {
+	if i < 0 || i >= len(f.sections) {
+		return nil, fmt.Errorf("elfobj: section index %d out of range [0,%d)", i, len(f.sections))
+	}
+	h := &f.sections[i]
+	if h.FileSize == 0 {
+		return []byte{}, nil
+	}
+	if f.ef == nil {
+		if h.Offset > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-h.Offset {
+			return nil, fmt.Errorf("elfobj: section %d (%q) at offset %#x size %#x extends beyond the file (%#x bytes)",
+				i, h.Name, h.Offset, h.FileSize, len(f.data))
+		}
+		return f.data[h.Offset : h.Offset+h.FileSize : h.Offset+h.FileSize], nil
+	}
+	r := f.read[i]
+	if r == nil {
+		return nil, fmt.Errorf("elfobj: section %d (%q) is compressed; debug/elf does not expose its raw bytes", i, h.Name)
+	}
+	// ReadAll grows with the bytes actually read, so a size larger than
+	// the file cannot cause a large allocation.
+	b, err := io.ReadAll(io.NewSectionReader(r, 0, int64(min(h.FileSize, 1<<62))))
+	if err != nil {
+		return nil, fmt.Errorf("elfobj: section %d (%q): %v", i, h.Name, err)
+	}
+	if uint64(len(b)) != h.FileSize {
+		return nil, fmt.Errorf("elfobj: section %d (%q): %v", i, h.Name, io.ErrUnexpectedEOF)
+	}
+	return b, nil
+}
+
+// Format returns "elf".
+func (f *File) Format() string { return "elf" }
+
+// Arch returns the GOARCH name of the file's machine, or "" if Go does not
+// know it.
+func (f *File) Arch() string { return goarch(f.machine, f.class, f.order) }
+
+// goarch maps an ELF machine to a GOARCH name.
+func goarch(m elf.Machine, c elf.Class, order binary.ByteOrder) string {
+	is64 := c == elf.ELFCLASS64
+	le := order == binary.LittleEndian
+	pick := func(s32, s64 string) string {
+		if is64 {
+			return s64
+		}
+		return s32
+	}
+	switch m {
+	case elf.EM_386:
+		return "386"
+	case elf.EM_X86_64:
+		return pick("amd64p32", "amd64")
+	case elf.EM_ARM:
+		return "arm"
+	case elf.EM_AARCH64:
+		return "arm64"
+	case elf.EM_PPC:
+		return "ppc"
+	case elf.EM_PPC64:
+		if le {
+			return "ppc64le"
+		}
+		return "ppc64"
+	case elf.EM_S390:
+		return pick("s390", "s390x")
+	case elf.EM_MIPS, elf.EM_MIPS_RS3_LE:
+		if le {
+			return pick("mipsle", "mips64le")
+		}
+		return pick("mips", "mips64")
+	case elf.EM_RISCV:
+		return pick("riscv", "riscv64")
+	case elf.EM_LOONGARCH:
+		return pick("", "loong64")
+	case elf.EM_SPARC:
+		return "sparc"
+	case elf.EM_SPARCV9:
+		return "sparc64"
+	}
+	return ""
+}

@@ -1,0 +1,334 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+// wantSections computes from debug/elf what Sections must return.
+func wantSections(ef *elf.File) []objfile.SectionHeader {
+	var want []objfile.SectionHeader
+	if len(ef.Sections) == 0 {
+		for _, p := range ef.Progs {
+			if p.Type != elf.PT_LOAD {
+				continue
+			}
+			h := objfile.SectionHeader{Addr: p.Vaddr, Size: p.Memsz, Offset: p.Off, FileSize: p.Filesz, Flags: objfile.SectionAlloc}
+			if p.Flags&elf.PF_X != 0 {
+				h.Flags |= objfile.SectionExec
+			}
+			if p.Flags&elf.PF_W != 0 {
+				h.Flags |= objfile.SectionWrite
+			}
+			want = append(want, h)
+		}
+		return want
+	}
+	for _, s := range ef.Sections {
+		h := objfile.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.FileSize, Offset: s.Offset, FileSize: s.FileSize}
+		if s.Type == elf.SHT_NOBITS {
+			h.FileSize = 0
+		}
+		if s.Flags&elf.SHF_ALLOC != 0 {
+			h.Flags |= objfile.SectionAlloc
+		}
+		if s.Flags&elf.SHF_EXECINSTR != 0 {
+			h.Flags |= objfile.SectionExec
+		}
+		if s.Flags&elf.SHF_WRITE != 0 {
+			h.Flags |= objfile.SectionWrite
+		}
+		want = append(want, h)
+	}
+	return want
+}
+
+// wantData returns what SectionData(i) must return, read with debug/elf.
+func wantData(ef *elf.File, data []byte) func(int) ([]byte, error) {
+	return func(i int) ([]byte, error) {
+		if len(ef.Sections) == 0 {
+			var loads []*elf.Prog
+			for _, p := range ef.Progs {
+				if p.Type == elf.PT_LOAD {
+					loads = append(loads, p)
+				}
+			}
+			return io.ReadAll(loads[i].Open())
+		}
+		s := ef.Sections[i]
+		switch {
+		case s.Type == elf.SHT_NOBITS:
+			return []byte{}, nil
+		case s.Flags&elf.SHF_COMPRESSED != 0:
+			// debug/elf only decompresses; check the raw bytes.
+			return data[s.Offset : s.Offset+s.FileSize], nil
+		}
+		return s.Data()
+	}
+}
+
+// opened returns the test program for t through both constructors.
+func opened(t *testing.T, data []byte) (ef *elf.File, fromBytes, fromFile objfile.Object) {
+	t.Helper()
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBytes, err = NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ef, fromBytes, New(ef)
+}
+
+func TestTargets(t *testing.T) {
+	for _, tg := range objtest.ELF {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			ef, fromBytes, fromFile := opened(t, data)
+			want := wantSections(ef)
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				got, err := obj.Sections()
+				if err != nil {
+					t.Fatal(err)
+				}
+				objtest.CompareSections(t, got, want)
+				var wantOrder binary.ByteOrder = binary.LittleEndian
+				if tg.GOARCH == "ppc64" || tg.GOARCH == "s390x" {
+					wantOrder = binary.BigEndian
+				}
+				if obj.Endian() != wantOrder {
+					t.Errorf("Endian() = %v, want %v", obj.Endian(), wantOrder)
+				}
+				d := obj.(objfile.Describer)
+				if d.Format() != "elf" || d.Arch() != tg.GOARCH {
+					t.Errorf("Format, Arch = %q, %q; want elf, %q", d.Format(), d.Arch(), tg.GOARCH)
+				}
+			}
+			objtest.CompareData(t, fromBytes, wantData(ef, data))
+			objtest.CheckBytes(t, data, fromBytes)
+
+			// Through debug/elf, compressed sections cannot be read raw.
+			hs, _ := fromFile.Sections()
+			for i, s := range ef.Sections {
+				got, err := fromFile.SectionData(i)
+				if s.Flags&elf.SHF_COMPRESSED != 0 {
+					if err == nil {
+						t.Errorf("New: SectionData(%d) (%q) of a compressed section succeeded", i, s.Name)
+					}
+					continue
+				}
+				w, _ := wantData(ef, data)(i)
+				if err != nil || !bytes.Equal(got, w) {
+					t.Errorf("New: SectionData(%d) (%q) = %d bytes, %v; want %d bytes", i, hs[i].Name, len(got), err, len(w))
+				}
+			}
+
+			i := objtest.FindSection(want, ".gopclntab")
+			if i < 0 {
+				t.Fatal("no .gopclntab")
+			}
+			objtest.PclntabAt(t, fromBytes, want[i].Addr)
+		})
+	}
+}
+
+func TestSymbols(t *testing.T) {
+	for _, tg := range objtest.ELF {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			ef, fromBytes, fromFile := opened(t, data)
+
+			// The first defined symbol of each name, .symtab before .dynsym.
+			want := map[string]elf.Symbol{}
+			var order []string
+			for _, load := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
+				syms, _ := load()
+				for _, s := range syms {
+					typ := elf.ST_TYPE(s.Info)
+					if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+						continue
+					}
+					if _, ok := want[s.Name]; !ok {
+						want[s.Name] = s
+						order = append(order, s.Name)
+					}
+				}
+			}
+			stripped := tg.Name == objtest.LinuxStripped.Name
+			if stripped != (len(want) == 0) {
+				t.Fatalf("%d symbols in a binary built with %v", len(want), tg.Flags)
+			}
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				l := obj.(objfile.SymbolLookup)
+				for _, name := range order {
+					s, err := l.LookupSymbol(name)
+					w := want[name]
+					if err != nil || s != (objfile.Symbol{Name: name, Addr: w.Value, Size: w.Size}) {
+						t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x size %d", name, s, err, w.Value, w.Size)
+					}
+				}
+				if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
+					t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
+				}
+			}
+			if !stripped {
+				s := objtest.CheckSymbolIn(t, fromBytes, "runtime.pclntab", objfile.SectionAlloc)
+				objtest.PclntabAt(t, fromBytes, s.Addr)
+				objtest.CheckSymbolIn(t, fromBytes, "main.work", objfile.SectionAlloc|objfile.SectionExec)
+				objtest.CheckSymbolIn(t, fromBytes, "main.counter", objfile.SectionAlloc|objfile.SectionWrite)
+			}
+		})
+	}
+}
+
+// TestNoSectionHeaders checks a file whose section headers are gone, as
+// strip --strip-section-headers leaves it: its PT_LOAD segments are the
+// sections, and the pclntab is still where the symbols said.
+func TestNoSectionHeaders(t *testing.T) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxPPC64} {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			orig := objtest.Binary(t, tg)
+			data := objtest.StripSectionHeaders(t, orig)
+			ef, fromBytes, fromFile := opened(t, data)
+			if len(ef.Sections) != 0 {
+				t.Fatalf("debug/elf sees %d sections", len(ef.Sections))
+			}
+			want := wantSections(ef)
+			if len(want) < 2 {
+				t.Fatalf("only %d PT_LOAD segments", len(want))
+			}
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				got, _ := obj.Sections()
+				objtest.CompareSections(t, got, want)
+				objtest.CompareData(t, obj, wantData(ef, data))
+				if _, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text"); !errors.Is(err, objfile.ErrNoSymbol) {
+					t.Errorf("LookupSymbol without section headers: %v, want ErrNoSymbol", err)
+				}
+				if obj.(objfile.Describer).Arch() != tg.GOARCH {
+					t.Errorf("Arch() = %q", obj.(objfile.Describer).Arch())
+				}
+			}
+			objtest.CheckBytes(t, data, fromBytes)
+
+			withSyms, err := NewBytes(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := withSyms.(objfile.SymbolLookup).LookupSymbol("runtime.pclntab")
+			if err != nil {
+				t.Fatal(err)
+			}
+			objtest.PclntabAt(t, fromBytes, s.Addr)
+			objtest.CheckSymbolIn(t, withSyms, "main.work", objfile.SectionExec)
+		})
+	}
+}
+
+// TestCorrupt checks that damaged headers give errors, not panics or huge
+// allocations.
+func TestCorrupt(t *testing.T) {
+	orig := objtest.Binary(t, objtest.LinuxAMD64)
+	le := binary.LittleEndian
+	patch := func(f func(b []byte)) []byte {
+		b := bytes.Clone(orig)
+		f(b)
+		return b
+	}
+	shoff := le.Uint64(orig[40:])
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"magic only", orig[:4]},
+		{"ident only", orig[:16]},
+		{"header only", orig[:64]},
+		{"no section headers", orig[:shoff]},
+		{"class", patch(func(b []byte) { b[4] = 9 })},
+		{"encoding", patch(func(b []byte) { b[5] = 9 })},
+		{"version", patch(func(b []byte) { b[6] = 9 })},
+		{"shoff past end", patch(func(b []byte) { le.PutUint64(b[40:], 1<<62) })},
+		{"shoff wraps", patch(func(b []byte) { le.PutUint64(b[40:], ^uint64(0)-10) })},
+		{"shentsize small", patch(func(b []byte) { le.PutUint16(b[58:], 8) })},
+		{"shnum huge", patch(func(b []byte) { le.PutUint16(b[60:], 0xfeff) })},
+		{"shstrndx", patch(func(b []byte) { le.PutUint16(b[62:], 0xfeff) })},
+		{"shstrndx not strtab", patch(func(b []byte) { le.PutUint16(b[62:], 1) })},
+		{"shoff zero", patch(func(b []byte) { le.PutUint64(b[40:], 0) })},
+		{"extended shnum", patch(func(b []byte) { le.PutUint16(b[60:], 0) })},
+		{"phentsize", patch(func(b []byte) {
+			copy(b[40:], make([]byte, 8))
+			le.PutUint16(b[60:], 0)
+			le.PutUint16(b[62:], 0)
+			le.PutUint16(b[54:], 1)
+		})},
+		{"phnum huge", patch(func(b []byte) {
+			copy(b[40:], make([]byte, 8))
+			le.PutUint16(b[60:], 0)
+			le.PutUint16(b[62:], 0)
+			le.PutUint16(b[56:], 0xffff)
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, err := NewBytes(tt.data)
+			if err != nil {
+				t.Log(err)
+				return
+			}
+			objtest.CheckBytes(t, tt.data, obj)
+		})
+	}
+
+	// A section past the end of the file, and a symbol table that is not
+	// there.
+	hs, _ := mustNew(t, orig).Sections()
+	symtab := objtest.FindSection(hs, ".symtab")
+	data := patch(func(b []byte) {
+		sh := b[shoff+uint64(symtab)*shdr64Size:]
+		le.PutUint64(sh[24:], uint64(len(orig))-8) // sh_offset
+	})
+	obj := mustNew(t, data)
+	if _, err := obj.SectionData(symtab); err == nil {
+		t.Error("SectionData of a section past the end succeeded")
+	}
+	_, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
+	if !errors.Is(err, objfile.ErrNoSymbol) {
+		t.Errorf("LookupSymbol with a broken .symtab: %v, want ErrNoSymbol", err)
+	}
+	t.Log(err)
+}
+
+func mustNew(t *testing.T, data []byte) objfile.Object {
+	t.Helper()
+	obj, err := NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func FuzzNewBytes(f *testing.F) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386} {
+		data := objtest.Binary(f, tg)
+		objtest.AddSeeds(f, data)
+		objtest.AddSeeds(f, objtest.StripSectionHeaders(f, data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := NewBytes(data)
+		if err != nil {
+			return
+		}
+		objtest.CheckBytes(t, data, obj)
+	})
+}

@@ -1,0 +1,300 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// Sizes of the ELF structures this file decodes.
+const (
+	ehdr32Size = 52
+	ehdr64Size = 64
+	shdr32Size = 40
+	shdr64Size = 64
+	phdr32Size = 32
+	phdr64Size = 56
+)
+
+// A table locates a symbol table (SHT_SYMTAB or SHT_DYNSYM) and its string
+// table in the file.
+type table struct {
+	typ            elf.SectionType
+	off, size      uint64 // the symbols
+	entsize        uint64
+	stroff, strlen uint64 // the linked string table
+}
+
+// decoder reads the fields of one ELF class and byte order.
+type decoder struct {
+	order binary.ByteOrder
+	is64  bool
+}
+
+// word reads a field that is 8 bytes in ELFCLASS64 and 4 in ELFCLASS32.
+func (d decoder) word(b []byte) uint64 {
+	if d.is64 {
+		return d.order.Uint64(b)
+	}
+	return uint64(d.order.Uint32(b))
+}
+
+// NewBytes decodes the ELF file in data. The result is a *File whose
+// SectionData returns subslices of data, which must not be modified while
+// the File is in use. Only the file and section headers are read (and the
+// program headers if there are no sections); symbols are read on the first
+// call to LookupSymbol.
+func NewBytes(data []byte) (objfile.Object, error) {
+	f, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func formatError(format string, args ...any) error {
+	return fmt.Errorf("elfobj: "+format, args...)
+}
+
+// decode parses the headers of the ELF file in data.
+func decode(data []byte) (*File, error) {
+	if len(data) < elf.EI_NIDENT || string(data[:4]) != elf.ELFMAG {
+		return nil, errors.New("elfobj: not an ELF file")
+	}
+	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS])}
+	d := decoder{}
+	switch f.class {
+	case elf.ELFCLASS32:
+	case elf.ELFCLASS64:
+		d.is64 = true
+	default:
+		return nil, formatError("unknown ELF class %d", data[elf.EI_CLASS])
+	}
+	switch elf.Data(data[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		d.order = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		d.order = binary.BigEndian
+	default:
+		return nil, formatError("unknown ELF data encoding %d", data[elf.EI_DATA])
+	}
+	f.order = d.order
+	if v := elf.Version(data[elf.EI_VERSION]); v != elf.EV_CURRENT {
+		return nil, formatError("unknown ELF version %d", v)
+	}
+
+	var phoff, shoff uint64
+	var phentsize, phnum, shentsize, shnum, shstrndx uint64
+	var wantShentsize, wantPhentsize uint64
+	if d.is64 {
+		if len(data) < ehdr64Size {
+			return nil, formatError("file header truncated")
+		}
+		phoff = d.order.Uint64(data[32:])
+		shoff = d.order.Uint64(data[40:])
+		phentsize = uint64(d.order.Uint16(data[54:]))
+		phnum = uint64(d.order.Uint16(data[56:]))
+		shentsize = uint64(d.order.Uint16(data[58:]))
+		shnum = uint64(d.order.Uint16(data[60:]))
+		shstrndx = uint64(d.order.Uint16(data[62:]))
+		wantShentsize, wantPhentsize = shdr64Size, phdr64Size
+	} else {
+		if len(data) < ehdr32Size {
+			return nil, formatError("file header truncated")
+		}
+		phoff = uint64(d.order.Uint32(data[28:]))
+		shoff = uint64(d.order.Uint32(data[32:]))
+		phentsize = uint64(d.order.Uint16(data[42:]))
+		phnum = uint64(d.order.Uint16(data[44:]))
+		shentsize = uint64(d.order.Uint16(data[46:]))
+		shnum = uint64(d.order.Uint16(data[48:]))
+		shstrndx = uint64(d.order.Uint16(data[50:]))
+		wantShentsize, wantPhentsize = shdr32Size, phdr32Size
+	}
+	f.machine = elf.Machine(d.order.Uint16(data[18:]))
+
+	if shoff == 0 && shnum != 0 {
+		return nil, formatError("%d section headers at offset 0", shnum)
+	}
+	if shoff != 0 && shentsize < wantShentsize {
+		return nil, formatError("section header size %d, want at least %d", shentsize, wantShentsize)
+	}
+	// Extended numbering: with SHN_LORESERVE sections or more, e_shnum is
+	// 0 and section 0 holds the count in sh_size (and, if e_shstrndx is
+	// SHN_XINDEX, the string table index in sh_link).
+	if shoff != 0 && shnum == 0 {
+		sh, err := entries(data, shoff, 1, shentsize)
+		if err != nil {
+			return nil, formatError("section header 0: %v", err)
+		}
+		s := d.section(sh)
+		if s.typ != elf.SHT_NULL {
+			return nil, formatError("section 0 has type %v, want SHT_NULL", s.typ)
+		}
+		shnum = s.size
+		if shnum < uint64(elf.SHN_LORESERVE) {
+			return nil, formatError("extended section count %d below SHN_LORESERVE", shnum)
+		}
+		if shstrndx == uint64(elf.SHN_XINDEX) {
+			shstrndx = uint64(s.link)
+		}
+	}
+	if shnum == 0 {
+		if phnum != 0 && phentsize < wantPhentsize {
+			return nil, formatError("program header size %d, want at least %d", phentsize, wantPhentsize)
+		}
+		return f, f.decodeSegments(d, phoff, phnum, phentsize)
+	}
+	if shstrndx >= shnum {
+		return nil, formatError("section name table index %d out of range [0,%d)", shstrndx, shnum)
+	}
+	return f, f.decodeSections(d, shoff, shnum, shentsize, shstrndx)
+}
+
+// entries returns the bytes of a table of num entries of size entsize at off,
+// checking that it lies within data.
+func entries(data []byte, off, num, entsize uint64) ([]byte, error) {
+	if entsize != 0 && num > uint64(len(data))/entsize {
+		return nil, fmt.Errorf("%d entries of %d bytes do not fit in the file", num, entsize)
+	}
+	n := num * entsize
+	if off > uint64(len(data)) || n > uint64(len(data))-off {
+		return nil, fmt.Errorf("table at %#x size %#x extends beyond the file (%#x bytes)", off, n, len(data))
+	}
+	return data[off : off+n], nil
+}
+
+// rawSection is a decoded section header.
+type rawSection struct {
+	name            uint32
+	typ             elf.SectionType
+	flags           elf.SectionFlag
+	addr, off, size uint64
+	link            uint32
+	entsize         uint64
+}
+
+// section decodes the section header at the start of b.
+func (d decoder) section(b []byte) rawSection {
+	if d.is64 {
+		return rawSection{
+			name:    d.order.Uint32(b[0:]),
+			typ:     elf.SectionType(d.order.Uint32(b[4:])),
+			flags:   elf.SectionFlag(d.order.Uint64(b[8:])),
+			addr:    d.order.Uint64(b[16:]),
+			off:     d.order.Uint64(b[24:]),
+			size:    d.order.Uint64(b[32:]),
+			link:    d.order.Uint32(b[40:]),
+			entsize: d.order.Uint64(b[56:]),
+		}
+	}
+	return rawSection{
+		name:    d.order.Uint32(b[0:]),
+		typ:     elf.SectionType(d.order.Uint32(b[4:])),
+		flags:   elf.SectionFlag(d.order.Uint32(b[8:])),
+		addr:    uint64(d.order.Uint32(b[12:])),
+		off:     uint64(d.order.Uint32(b[16:])),
+		size:    uint64(d.order.Uint32(b[20:])),
+		link:    d.order.Uint32(b[24:]),
+		entsize: uint64(d.order.Uint32(b[36:])),
+	}
+}
+
+// decodeSections decodes the section header table and the section names.
+func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint64) error {
+	tab, err := entries(f.data, shoff, shnum, shentsize)
+	if err != nil {
+		return formatError("section headers: %v", err)
+	}
+	raw := make([]rawSection, shnum)
+	for i := range raw {
+		raw[i] = d.section(tab[uint64(i)*shentsize:])
+	}
+
+	// Section names. Like debug/elf, a file whose e_shstrndx is SHN_UNDEF
+	// has nameless sections.
+	var names []byte
+	if shstrndx != 0 {
+		s := raw[shstrndx]
+		if s.typ != elf.SHT_STRTAB {
+			return formatError("section name table %d has type %v, want SHT_STRTAB", shstrndx, s.typ)
+		}
+		if names, err = entries(f.data, s.off, 1, s.size); err != nil {
+			return formatError("section name table: %v", err)
+		}
+	}
+	f.sections = make([]objfile.SectionHeader, shnum)
+	for i, s := range raw {
+		var name string
+		if names != nil {
+			var ok bool
+			if name, ok = cstring(names, uint64(s.name)); !ok {
+				return formatError("section %d: name offset %#x out of range", i, s.name)
+			}
+		}
+		f.sections[i] = sectionHeader(name, s.typ, s.flags, s.addr, s.off, s.size)
+	}
+
+	// Remember where the symbol tables are; LookupSymbol reads them.
+	for _, s := range raw {
+		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM {
+			continue
+		}
+		t := table{typ: s.typ, off: s.off, size: s.size, entsize: s.entsize}
+		if uint64(s.link) < shnum {
+			str := raw[s.link]
+			t.stroff, t.strlen = str.off, str.size
+		}
+		f.tables = append(f.tables, t)
+	}
+	return nil
+}
+
+// decodeSegments presents the PT_LOAD program headers as sections.
+func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
+	f.segments = true
+	tab, err := entries(f.data, phoff, phnum, phentsize)
+	if err != nil {
+		return formatError("program headers: %v", err)
+	}
+	for i := range phnum {
+		b := tab[i*phentsize:]
+		if elf.ProgType(d.order.Uint32(b)) != elf.PT_LOAD {
+			continue
+		}
+		var flags elf.ProgFlag
+		var off, vaddr, filesz, memsz uint64
+		if d.is64 {
+			flags = elf.ProgFlag(d.order.Uint32(b[4:]))
+			off = d.order.Uint64(b[8:])
+			vaddr = d.order.Uint64(b[16:])
+			filesz = d.order.Uint64(b[32:])
+			memsz = d.order.Uint64(b[40:])
+		} else {
+			off = uint64(d.order.Uint32(b[4:]))
+			vaddr = uint64(d.order.Uint32(b[8:]))
+			filesz = uint64(d.order.Uint32(b[16:]))
+			memsz = uint64(d.order.Uint32(b[20:]))
+			flags = elf.ProgFlag(d.order.Uint32(b[24:]))
+		}
+		f.sections = append(f.sections, segmentHeader(flags, vaddr, memsz, off, filesz))
+	}
+	return nil
+}
+
+// cstring returns the NUL-terminated string at off in tab.
+func cstring(tab []byte, off uint64) (string, bool) {
+	if off >= uint64(len(tab)) {
+		return "", false
+	}
+	b := tab[off:]
+	n := bytes.IndexByte(b, 0)
+	if n < 0 {
+		return "", false
+	}
+	return string(b[:n]), true
+}

@@ -1,0 +1,160 @@
+package objtest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// CheckBytes checks the invariants of obj, decoded from data by a NewBytes
+// function: every section's data is data[Offset:Offset+FileSize] itself,
+// not a copy, and an out-of-range index is an error. Symbol lookups must
+// succeed or fail with ErrNoSymbol. It is safe on any input, so fuzz
+// targets use it.
+func CheckBytes(tb testing.TB, data []byte, obj objfile.Object) {
+	tb.Helper()
+	if obj.Endian() == nil {
+		tb.Error("Endian() = nil")
+	}
+	hs, err := obj.Sections()
+	if err != nil {
+		tb.Fatalf("Sections: %v", err)
+	}
+	for i, h := range hs {
+		b, err := obj.SectionData(i)
+		inFile := h.FileSize == 0 || h.Offset <= uint64(len(data)) && h.FileSize <= uint64(len(data))-h.Offset
+		if err != nil {
+			if inFile {
+				tb.Errorf("SectionData(%d) (%q, offset %#x size %#x in %#x bytes): %v", i, h.Name, h.Offset, h.FileSize, len(data), err)
+			}
+			continue
+		}
+		if !inFile {
+			tb.Errorf("SectionData(%d) (%q, offset %#x size %#x) succeeded beyond the end of the file (%#x bytes)", i, h.Name, h.Offset, h.FileSize, len(data))
+			continue
+		}
+		if uint64(len(b)) != h.FileSize {
+			tb.Errorf("SectionData(%d) (%q): %d bytes, want FileSize %d", i, h.Name, len(b), h.FileSize)
+			continue
+		}
+		if len(b) > 0 && &b[0] != &data[h.Offset] {
+			tb.Errorf("SectionData(%d) (%q) is a copy, not data[%#x:]", i, h.Name, h.Offset)
+		}
+	}
+	for _, i := range []int{-1, len(hs)} {
+		if _, err := obj.SectionData(i); err == nil {
+			tb.Errorf("SectionData(%d) of %d sections succeeded", i, len(hs))
+		}
+	}
+	if l, ok := obj.(objfile.SymbolLookup); ok {
+		for _, name := range []string{"runtime.text", "runtime.pclntab", "", "no such symbol"} {
+			if _, err := l.LookupSymbol(name); err != nil && !errors.Is(err, objfile.ErrNoSymbol) {
+				tb.Errorf("LookupSymbol(%q): %v, want ErrNoSymbol", name, err)
+			}
+		}
+	}
+	if d, ok := obj.(objfile.Describer); ok {
+		_, _ = d.Format(), d.Arch()
+	}
+}
+
+// CompareSections reports the differences between got and want.
+func CompareSections(tb testing.TB, got, want []objfile.SectionHeader) {
+	tb.Helper()
+	if len(got) != len(want) {
+		tb.Errorf("%d sections, want %d", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			tb.Errorf("section %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// CompareData checks that every section of obj holds the bytes that want
+// returns for it.
+func CompareData(tb testing.TB, obj objfile.Object, want func(i int) ([]byte, error)) {
+	tb.Helper()
+	hs, err := obj.Sections()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i, h := range hs {
+		got, err := obj.SectionData(i)
+		if err != nil {
+			tb.Errorf("SectionData(%d) (%q): %v", i, h.Name, err)
+			continue
+		}
+		w, err := want(i)
+		if err != nil {
+			tb.Errorf("section %d (%q): reading with the standard library: %v", i, h.Name, err)
+			continue
+		}
+		if !bytes.Equal(got, w) {
+			tb.Errorf("SectionData(%d) (%q): %d bytes differ from the standard library's %d", i, h.Name, len(got), len(w))
+		}
+	}
+}
+
+// FindSection returns the index of the first section called name, or -1.
+func FindSection(hs []objfile.SectionHeader, name string) int {
+	for i, h := range hs {
+		if h.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// CheckSymbolIn looks up the symbol called name in obj and checks that it
+// lies in a section of obj that has flags.
+func CheckSymbolIn(tb testing.TB, obj objfile.Object, name string, flags objfile.SectionFlags) objfile.Symbol {
+	tb.Helper()
+	s, err := obj.(objfile.SymbolLookup).LookupSymbol(name)
+	if err != nil {
+		tb.Fatalf("LookupSymbol(%q): %v", name, err)
+	}
+	hs, _ := obj.Sections()
+	for _, h := range hs {
+		if h.Addr <= s.Addr && s.Addr < h.Addr+h.Size && h.Flags&flags == flags {
+			return s
+		}
+	}
+	tb.Errorf("%s at %#x is in no section with flags %#x", name, s.Addr, flags)
+	return s
+}
+
+// PclntabAt checks that the Go symbol table starts at address addr of obj:
+// the bytes there must hold a pclntab header (magic in either byte order,
+// two zero bytes, quantum 1, 2 or 4, pointer size 4 or 8).
+func PclntabAt(tb testing.TB, obj objfile.Object, addr uint64) {
+	tb.Helper()
+	hs, err := obj.Sections()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i, h := range hs {
+		if addr < h.Addr || addr-h.Addr+8 > h.FileSize {
+			continue
+		}
+		data, err := obj.SectionData(i)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b := data[addr-h.Addr:]
+		for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+			switch order.Uint32(b) {
+			case 0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1:
+				if b[4] == 0 && b[5] == 0 && (b[6] == 1 || b[6] == 2 || b[6] == 4) && (b[7] == 4 || b[7] == 8) {
+					return
+				}
+			}
+		}
+		tb.Errorf("no pclntab header at %#x in section %d (%q): % x", addr, i, h.Name, b[:8])
+		return
+	}
+	tb.Errorf("address %#x is in no section's file data", addr)
+}

@@ -1,0 +1,77 @@
+package objtest
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// StripSectionHeaders returns a copy of the ELF file data with e_shoff,
+// e_shnum and e_shstrndx zeroed, as strip --strip-section-headers leaves
+// them: the section header table is still in the file, but nothing points
+// to it.
+func StripSectionHeaders(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	if len(data) < 64 || string(data[:4]) != "\x7fELF" {
+		tb.Fatal("StripSectionHeaders: not an ELF file")
+	}
+	out := append([]byte(nil), data...)
+	var order binary.ByteOrder = binary.LittleEndian
+	if out[5] == 2 {
+		order = binary.BigEndian
+	}
+	if out[4] == 2 { // ELFCLASS64
+		order.PutUint64(out[40:], 0) // e_shoff
+		order.PutUint16(out[60:], 0) // e_shnum
+		order.PutUint16(out[62:], 0) // e_shstrndx
+	} else {
+		order.PutUint32(out[32:], 0)
+		order.PutUint16(out[48:], 0)
+		order.PutUint16(out[50:], 0)
+	}
+	return out
+}
+
+// Fat returns a Mach-O universal file holding the thin Mach-O files, each
+// aligned to 16 KiB as lipo aligns arm64 slices.
+func Fat(tb testing.TB, thin ...[]byte) []byte {
+	tb.Helper()
+	const align = 14
+	hdr := 8 + 20*len(thin)
+	off := (hdr + 1<<align - 1) &^ (1<<align - 1)
+	out := make([]byte, off)
+	be := binary.BigEndian
+	be.PutUint32(out[0:], 0xcafebabe)
+	be.PutUint32(out[4:], uint32(len(thin)))
+	for i, m := range thin {
+		if len(m) < 12 {
+			tb.Fatal("Fat: not a Mach-O file")
+		}
+		var order binary.ByteOrder = binary.LittleEndian
+		if be.Uint32(m) == 0xfeedface || be.Uint32(m) == 0xfeedfacf {
+			order = binary.BigEndian
+		}
+		e := out[8+20*i:]
+		be.PutUint32(e[0:], order.Uint32(m[4:])) // cputype
+		be.PutUint32(e[4:], order.Uint32(m[8:])) // cpusubtype
+		be.PutUint32(e[8:], uint32(len(out)))    // offset
+		be.PutUint32(e[12:], uint32(len(m)))     // size
+		be.PutUint32(e[16:], align)              // align
+		out = append(out, m...)
+		for len(out)%(1<<align) != 0 && i+1 < len(thin) {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
+
+// AddSeeds adds data and a few prefixes of it to the seed corpus of a fuzz
+// target, so that fuzzing starts from real headers without committing
+// binaries.
+func AddSeeds(f *testing.F, data []byte) {
+	for _, n := range []int{64, 512, 4096, 64 << 10} {
+		if n < len(data) {
+			f.Add(data[:n])
+		}
+	}
+	f.Add(data)
+}
