@@ -1,0 +1,195 @@
+// Package plan9obj presents Plan 9 a.out executables as objects that
+// package gosym can read (see package github.com/gosym-dev/gosym/object).
+//
+// A Plan 9 a.out file is a header followed by the text segment, the data
+// segment, the symbol table and two unused tables. Its sections, in this
+// order, are:
+//
+//	text  the text segment (code, then read-only data: the Go symbol
+//	      table is here, between the symbols runtime.pclntab and
+//	      runtime.epclntab); alloc|exec
+//	data  the data segment (alloc|write)
+//	bss   the zero-filled memory after data (alloc|write, no file bytes)
+//	syms  the Plan 9 symbol table (no flags)
+//	spsz  the sp/pc offset table (no flags; empty in Go binaries)
+//	pcsz  the pc/line table (no flags; empty in Go binaries)
+//
+// The header records no addresses; they follow from the target's
+// conventions, which the Go linker follows too: the file is mapped at the
+// load address (0x200000 on amd64, 0x1000 on 386 and arm) so the text
+// starts at load address + header size, and the data starts at the end of
+// the text rounded up to a multiple of the load address.
+//
+// NewBytes decodes the header itself, without copying; New adapts a file
+// already opened with debug/plan9obj.
+package plan9obj
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	p9 "debug/plan9obj"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// File is a Plan 9 a.out file seen as an [objfile.Object]. It also
+// implements [objfile.SymbolLookup] and [objfile.Describer]. A File is
+// safe for concurrent use.
+type File struct {
+	magic    uint32
+	sections []objfile.SectionHeader
+
+	// A File made by NewBytes reads data; one made by New reads pf.
+	data []byte
+	pf   *p9.File
+	read []io.ReaderAt // per-section readers (New); nil for bss
+
+	symOnce sync.Once
+	syms    map[string]objfile.Symbol
+	symErr  error
+}
+
+// Indexes of the sections.
+const (
+	textSect = iota
+	dataSect
+	bssSect
+	symsSect
+	spszSect
+	pcszSect
+	numSect
+)
+
+var sectNames = [numSect]string{"text", "data", "bss", "syms", "spsz", "pcsz"}
+
+// target describes what the header does not say about a machine.
+type target struct {
+	arch     string
+	loadAddr uint64 // where the file is mapped; also the data alignment
+}
+
+var targets = map[uint32]target{
+	p9.Magic386:   {"386", 0x1000},
+	p9.MagicAMD64: {"amd64", 0x200000},
+	p9.MagicARM:   {"arm", 0x1000},
+}
+
+// hdrSize returns the size of the header of a file with magic.
+func hdrSize(magic uint32) uint64 {
+	if magic&p9.Magic64 != 0 {
+		return 40 // the entry point is repeated as 8 bytes
+	}
+	return 32
+}
+
+// layout computes the sections of a file with magic and the given sizes of
+// text, data, bss, syms, spsz and pcsz.
+func layout(magic uint32, sizes [numSect]uint64) []objfile.SectionHeader {
+	t := targets[magic]
+	hs := make([]objfile.SectionHeader, numSect)
+	off := hdrSize(magic)
+	for i := range hs {
+		hs[i] = objfile.SectionHeader{Name: sectNames[i], Size: sizes[i], Offset: off}
+		if i != bssSect {
+			hs[i].FileSize = sizes[i]
+			off += sizes[i]
+		}
+	}
+	text, data, bss := &hs[textSect], &hs[dataSect], &hs[bssSect]
+	text.Addr = t.loadAddr + hdrSize(magic)
+	data.Addr = (text.Addr + text.Size + t.loadAddr - 1) &^ (t.loadAddr - 1)
+	bss.Addr = data.Addr + data.Size
+	text.Flags = objfile.SectionAlloc | objfile.SectionExec
+	data.Flags = objfile.SectionAlloc | objfile.SectionWrite
+	bss.Flags = objfile.SectionAlloc | objfile.SectionWrite
+	return hs
+}
+
+// New returns f as an Object. The result is a *File; its SectionData reads
+// and copies the section's bytes.
+func New(f *p9.File) objfile.Object {
+	ff := &File{magic: f.Magic, pf: f, read: make([]io.ReaderAt, numSect)}
+	var sizes [numSect]uint64
+	sizes[bssSect] = uint64(f.Bss)
+	for i, name := range sectNames {
+		if s := f.Section(name); s != nil {
+			sizes[i] = uint64(s.Size)
+			ff.read[i] = s.ReaderAt
+		}
+	}
+	ff.sections = layout(f.Magic, sizes)
+	return ff
+}
+
+// NewBytes decodes the Plan 9 a.out file in data. The result is a *File
+// whose SectionData returns subslices of data, which must not be modified
+// while the File is in use. Only the header is read; symbols are read on
+// the first call to LookupSymbol.
+func NewBytes(data []byte) (objfile.Object, error) {
+	if len(data) < 4 {
+		return nil, fmt.Errorf("plan9obj: not a Plan 9 a.out file")
+	}
+	magic := binary.BigEndian.Uint32(data)
+	if _, ok := targets[magic]; !ok {
+		return nil, fmt.Errorf("plan9obj: unknown magic %#x", magic)
+	}
+	if uint64(len(data)) < hdrSize(magic) {
+		return nil, fmt.Errorf("plan9obj: header truncated")
+	}
+	// The header is eight big-endian words: magic, text, data, bss,
+	// syms, entry, spsz, pcsz.
+	word := func(i int) uint64 { return uint64(binary.BigEndian.Uint32(data[4*i:])) }
+	sizes := [numSect]uint64{word(1), word(2), word(3), word(4), word(6), word(7)}
+	return &File{magic: magic, data: data, sections: layout(magic, sizes)}, nil
+}
+
+// Endian returns the byte order of the target: little-endian for every
+// machine Go targets on Plan 9 (the a.out header and symbol table are
+// big-endian whatever the target).
+func (f *File) Endian() binary.ByteOrder { return binary.LittleEndian }
+
+// Sections returns the sections text, data, bss, syms, spsz and pcsz, in
+// this order. The caller may modify the returned slice.
+func (f *File) Sections() ([]objfile.SectionHeader, error) {
+	return slices.Clone(f.sections), nil
+}
+
+// SectionData returns the FileSize bytes of section i. For a File made by
+// NewBytes the result aliases the bytes given to NewBytes and must not be
+// modified.
+func (f *File) SectionData(i int) ([]byte, error) {
+	if i < 0 || i >= len(f.sections) {
+		return nil, fmt.Errorf("plan9obj: section index %d out of range [0,%d)", i, len(f.sections))
+	}
+	h := &f.sections[i]
+	if h.FileSize == 0 {
+		return []byte{}, nil
+	}
+	if f.pf == nil {
+		if h.Offset > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-h.Offset {
+			return nil, fmt.Errorf("plan9obj: section %s at offset %#x size %#x extends beyond the file (%#x bytes)",
+				h.Name, h.Offset, h.FileSize, len(f.data))
+		}
+		return f.data[h.Offset : h.Offset+h.FileSize : h.Offset+h.FileSize], nil
+	}
+	// ReadAll grows with the bytes actually read, so a size larger than
+	// the file cannot cause a large allocation.
+	b, err := io.ReadAll(io.NewSectionReader(f.read[i], 0, int64(h.FileSize)))
+	if err == nil && uint64(len(b)) != h.FileSize {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plan9obj: section %s: %v", h.Name, err)
+	}
+	return b, nil
+}
+
+// Format returns "plan9".
+func (f *File) Format() string { return "plan9" }
+
+// Arch returns the GOARCH name of the target: "386", "amd64" or "arm".
+func (f *File) Arch() string { return targets[f.magic].arch }

@@ -1,0 +1,215 @@
+package plan9obj
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	p9 "debug/plan9obj"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+func opened(t *testing.T, data []byte) (pf *p9.File, fromBytes, fromFile objfile.Object) {
+	t.Helper()
+	pf, err := p9.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBytes, err = NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf, fromBytes, New(pf)
+}
+
+func TestTargets(t *testing.T) {
+	for _, tg := range objtest.Plan9 {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			pf, fromBytes, fromFile := opened(t, data)
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				hs, err := obj.Sections()
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Sizes and offsets as debug/plan9obj has them.
+				for _, s := range pf.Sections {
+					i := objtest.FindSection(hs, s.Name)
+					if i < 0 {
+						t.Errorf("no section %q", s.Name)
+						continue
+					}
+					h := hs[i]
+					if h.Size != uint64(s.Size) || h.FileSize != uint64(s.Size) || h.Offset != uint64(s.Offset) {
+						t.Errorf("section %q = %+v; want size %#x at %#x", s.Name, h, s.Size, s.Offset)
+					}
+					want, _ := s.Data()
+					if got, err := obj.SectionData(i); err != nil || !bytes.Equal(got, want) {
+						t.Errorf("SectionData(%d) (%q) = %d bytes, %v; want %d bytes", i, s.Name, len(got), err, len(want))
+					}
+				}
+				if len(hs) != 6 || hs[bssSect].Name != "bss" || hs[bssSect].Size != uint64(pf.Bss) || hs[bssSect].FileSize != 0 {
+					t.Errorf("sections %+v: want 6, bss of size %#x", hs, pf.Bss)
+				}
+				if hs[textSect].Addr != pf.LoadAddress+pf.HdrSize {
+					t.Errorf("text at %#x, want %#x", hs[textSect].Addr, pf.LoadAddress+pf.HdrSize)
+				}
+				if obj.Endian() != binary.LittleEndian {
+					t.Errorf("Endian() = %v", obj.Endian())
+				}
+				d := obj.(objfile.Describer)
+				if d.Format() != "plan9" || d.Arch() != tg.GOARCH {
+					t.Errorf("Format, Arch = %q, %q; want plan9, %q", d.Format(), d.Arch(), tg.GOARCH)
+				}
+				checkAddresses(t, obj, pf.PtrSize)
+			}
+			objtest.CheckBytes(t, data, fromBytes)
+		})
+	}
+}
+
+// checkAddresses checks the section addresses against the linker's symbols:
+// the pclntab is in text, moduledata in data, and moduledata's first word
+// points at the pclntab.
+func checkAddresses(t *testing.T, obj objfile.Object, ptrSize int) {
+	t.Helper()
+	text := objtest.CheckSymbolIn(t, obj, "runtime.text", objfile.SectionAlloc|objfile.SectionExec)
+	hs, _ := obj.Sections()
+	if text.Addr != hs[textSect].Addr && text.Addr != (hs[textSect].Addr+31)&^31 {
+		t.Errorf("runtime.text at %#x, text section at %#x", text.Addr, hs[textSect].Addr)
+	}
+	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", objfile.SectionAlloc|objfile.SectionExec)
+	objtest.PclntabAt(t, obj, pcln.Addr)
+	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", objfile.SectionAlloc|objfile.SectionWrite)
+	data, _ := obj.SectionData(dataSect)
+	off := md.Addr - hs[dataSect].Addr
+	if off+8 > uint64(len(data)) {
+		t.Fatalf("runtime.firstmoduledata at %#x is beyond the data", md.Addr)
+	}
+	ptr := uint64(binary.LittleEndian.Uint32(data[off:]))
+	if ptrSize == 8 {
+		ptr = binary.LittleEndian.Uint64(data[off:])
+	}
+	if ptr != pcln.Addr {
+		t.Errorf("moduledata.pcHeader = %#x, want runtime.pclntab %#x", ptr, pcln.Addr)
+	}
+	for _, name := range []string{"runtime.bss", "runtime.end"} {
+		s, err := obj.(objfile.SymbolLookup).LookupSymbol(name)
+		want := hs[bssSect].Addr
+		if name == "runtime.end" {
+			want += hs[bssSect].Size
+		}
+		if err != nil || s.Addr != want {
+			t.Errorf("%s = %#x, %v; want %#x", name, s.Addr, err, want)
+		}
+	}
+}
+
+func TestSymbols(t *testing.T) {
+	for _, tg := range objtest.Plan9 {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			pf, fromBytes, fromFile := opened(t, data)
+			syms, err := pf.Symbols()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]p9.Sym{}
+			for _, s := range syms {
+				if _, ok := want[s.Name]; !ok && bytes.ContainsRune([]byte("TtLlDdBb"), s.Type) {
+					want[s.Name] = s
+				}
+			}
+			if len(want) < 100 {
+				t.Fatalf("only %d symbols", len(want))
+			}
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				l := obj.(objfile.SymbolLookup)
+				for name, w := range want {
+					s, err := l.LookupSymbol(name)
+					if err != nil || s != (objfile.Symbol{Name: name, Addr: w.Value}) {
+						t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", name, s, err, w.Value)
+					}
+				}
+				if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
+					t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
+				}
+			}
+		})
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	orig := objtest.Binary(t, objtest.Plan9AMD64)
+	be := binary.BigEndian
+	patch := func(f func(b []byte)) []byte {
+		b := bytes.Clone(orig)
+		f(b)
+		return b
+	}
+	hs, _ := mustNew(t, orig).Sections()
+	symsOff := hs[symsSect].Offset
+	withSyms := func(tab ...byte) []byte {
+		b := append(bytes.Clone(orig[:symsOff]), tab...)
+		be.PutUint32(b[16:], uint32(len(tab)))
+		return b
+	}
+	tests := []struct {
+		name     string
+		data     []byte
+		wantOpen bool
+	}{
+		{"empty", nil, false},
+		{"magic", orig[:4], false},
+		{"short header", orig[:36], false},
+		{"bad magic", patch(func(b []byte) { be.PutUint32(b, 0x8a98) }), false},
+		{"header only", orig[:40], true},
+		{"huge text", patch(func(b []byte) { be.PutUint32(b[4:], 0xffffffff) }), true},
+		{"huge syms", patch(func(b []byte) { be.PutUint32(b[16:], 0xffffffff) }), true},
+		{"truncated symbols", orig[:symsOff+1000], true},
+		{"symbol type only", withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'T'|0x80), true},
+		{"unterminated name", withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'T'|0x80, 'a', 'b'), true},
+		{"file name", withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'z'|0x80, 0, 0, 1, 0, 0), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, err := NewBytes(tt.data)
+			if (err == nil) != tt.wantOpen {
+				t.Fatalf("NewBytes: %v", err)
+			}
+			if err != nil {
+				return
+			}
+			objtest.CheckBytes(t, tt.data, obj)
+			_, err = obj.(objfile.SymbolLookup).LookupSymbol("no such symbol")
+			t.Log(err)
+		})
+	}
+}
+
+func mustNew(t *testing.T, data []byte) objfile.Object {
+	t.Helper()
+	obj, err := NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func FuzzNewBytes(f *testing.F) {
+	for _, tg := range objtest.Plan9 {
+		objtest.AddSeeds(f, objtest.Binary(f, tg))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := NewBytes(data)
+		if err != nil {
+			return
+		}
+		objtest.CheckBytes(t, data, obj)
+	})
+}
