@@ -1,0 +1,167 @@
+// Package peobj presents PE (Windows) executables as objects that package
+// gosym can read (see package github.com/gosym-dev/gosym/object).
+//
+// Section addresses are absolute: the image base plus the section's
+// relative virtual address. A section's Size is its VirtualSize, and its
+// file bytes are the first min(VirtualSize, SizeOfRawData) bytes of its raw
+// data: the rest of the raw data is alignment padding, and memory past the
+// raw data is zero-filled. Names longer than 8 bytes (".debug_info",
+// ".zdebug_line", ...) are resolved through the COFF string table.
+// Discardable sections (debug information, .reloc, and the .symtab section
+// the Go linker writes to hold the COFF symbol table) are not marked
+// SectionAlloc, as their ELF equivalents are not.
+//
+// Go's PE files have no section of their own for the Go symbol table: it
+// is inside .rdata (Go 1.11+; .text before), between the COFF symbols
+// runtime.pclntab and runtime.epclntab when those are present.
+//
+// NewBytes decodes the headers itself, without copying, and reads the COFF
+// symbol table only on the first LookupSymbol (debug/pe.NewFile reads all
+// symbols and relocations up front). New adapts a file already opened with
+// debug/pe.
+package peobj
+
+import (
+	"debug/pe"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// File is a PE file seen as an [objfile.Object]. It also implements
+// [objfile.SymbolLookup] and [objfile.Describer]. A File is safe for
+// concurrent use.
+type File struct {
+	machine   uint16
+	imageBase uint64
+	sections  []objfile.SectionHeader
+
+	// A File made by NewBytes reads data; one made by New reads pf.
+	data   []byte
+	pf     *pe.File
+	read   []io.ReaderAt // per-section raw readers (New)
+	symoff uint64        // PointerToSymbolTable (NewBytes)
+	nsyms  uint64        // NumberOfSymbols (NewBytes)
+
+	symOnce sync.Once
+	syms    map[string]objfile.Symbol
+	symErr  error
+}
+
+// Section characteristics debug/pe does not define.
+const (
+	scnLnkInfo   = 0x00000200
+	scnLnkRemove = 0x00000800
+)
+
+// sectionHeader converts a PE section header.
+func sectionHeader(name string, imageBase uint64, virtualSize, virtualAddress, sizeOfRawData, pointerToRawData, characteristics uint32) objfile.SectionHeader {
+	h := objfile.SectionHeader{
+		Name:     name,
+		Addr:     imageBase + uint64(virtualAddress),
+		Size:     uint64(virtualSize),
+		Offset:   uint64(pointerToRawData),
+		FileSize: uint64(min(virtualSize, sizeOfRawData)),
+	}
+	if virtualSize == 0 { // object files leave VirtualSize 0
+		h.Size = uint64(sizeOfRawData)
+		h.FileSize = uint64(sizeOfRawData)
+	}
+	if pointerToRawData == 0 { // uninitialized data
+		h.FileSize = 0
+	}
+	if characteristics&(pe.IMAGE_SCN_MEM_DISCARDABLE|scnLnkRemove|scnLnkInfo) == 0 {
+		h.Flags |= objfile.SectionAlloc
+	}
+	if characteristics&(pe.IMAGE_SCN_MEM_EXECUTE|pe.IMAGE_SCN_CNT_CODE) != 0 {
+		h.Flags |= objfile.SectionExec
+	}
+	if characteristics&pe.IMAGE_SCN_MEM_WRITE != 0 {
+		h.Flags |= objfile.SectionWrite
+	}
+	return h
+}
+
+// New returns f as an Object. The result is a *File; its SectionData reads
+// and copies the section's bytes.
+func New(f *pe.File) objfile.Object {
+	ff := &File{machine: f.Machine, pf: f}
+	switch oh := f.OptionalHeader.(type) {
+	case *pe.OptionalHeader32:
+		ff.imageBase = uint64(oh.ImageBase)
+	case *pe.OptionalHeader64:
+		ff.imageBase = oh.ImageBase
+	}
+	for _, s := range f.Sections {
+		ff.sections = append(ff.sections, sectionHeader(s.Name, ff.imageBase,
+			s.VirtualSize, s.VirtualAddress, s.Size, s.Offset, s.Characteristics))
+		ff.read = append(ff.read, s.ReaderAt)
+	}
+	return ff
+}
+
+// Endian returns binary.LittleEndian: every PE target is little-endian.
+func (f *File) Endian() binary.ByteOrder { return binary.LittleEndian }
+
+// Sections returns the section headers in the order of the section table.
+// The caller may modify the returned slice.
+func (f *File) Sections() ([]objfile.SectionHeader, error) {
+	return slices.Clone(f.sections), nil
+}
+
+// SectionData returns the FileSize bytes of section i. For a File made by
+// NewBytes the result aliases the bytes given to NewBytes and must not be
+// modified.
+func (f *File) SectionData(i int) ([]byte, error) {
+	if i < 0 || i >= len(f.sections) {
+		return nil, fmt.Errorf("peobj: section index %d out of range [0,%d)", i, len(f.sections))
+	}
+	h := &f.sections[i]
+	if h.FileSize == 0 {
+		return []byte{}, nil
+	}
+	if f.pf == nil {
+		if h.Offset > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-h.Offset {
+			return nil, fmt.Errorf("peobj: section %d (%q) at offset %#x size %#x extends beyond the file (%#x bytes)",
+				i, h.Name, h.Offset, h.FileSize, len(f.data))
+		}
+		return f.data[h.Offset : h.Offset+h.FileSize : h.Offset+h.FileSize], nil
+	}
+	// ReadAll grows with the bytes actually read, so a size larger than
+	// the file cannot cause a large allocation.
+	b, err := io.ReadAll(io.NewSectionReader(f.read[i], 0, int64(h.FileSize)))
+	if err == nil && uint64(len(b)) != h.FileSize {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("peobj: section %d (%q): %v", i, h.Name, err)
+	}
+	return b, nil
+}
+
+// Format returns "pe".
+func (f *File) Format() string { return "pe" }
+
+// Arch returns the GOARCH name of the file's machine, or "" if Go does not
+// know it.
+func (f *File) Arch() string {
+	switch f.machine {
+	case pe.IMAGE_FILE_MACHINE_I386:
+		return "386"
+	case pe.IMAGE_FILE_MACHINE_AMD64:
+		return "amd64"
+	case pe.IMAGE_FILE_MACHINE_ARM, pe.IMAGE_FILE_MACHINE_THUMB, pe.IMAGE_FILE_MACHINE_ARMNT:
+		return "arm"
+	case pe.IMAGE_FILE_MACHINE_ARM64:
+		return "arm64"
+	case pe.IMAGE_FILE_MACHINE_RISCV64:
+		return "riscv64"
+	case pe.IMAGE_FILE_MACHINE_LOONGARCH64:
+		return "loong64"
+	}
+	return ""
+}

@@ -1,0 +1,227 @@
+package peobj
+
+import (
+	"bytes"
+	"debug/pe"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+func opened(t *testing.T, data []byte) (pf *pe.File, fromBytes, fromFile objfile.Object) {
+	t.Helper()
+	pf, err := pe.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBytes, err = NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf, fromBytes, New(pf)
+}
+
+func imageBase(pf *pe.File) uint64 {
+	switch oh := pf.OptionalHeader.(type) {
+	case *pe.OptionalHeader32:
+		return uint64(oh.ImageBase)
+	case *pe.OptionalHeader64:
+		return oh.ImageBase
+	}
+	return 0
+}
+
+// wantSections computes from debug/pe what Sections must return.
+func wantSections(pf *pe.File) []objfile.SectionHeader {
+	var want []objfile.SectionHeader
+	for _, s := range pf.Sections {
+		h := objfile.SectionHeader{
+			Name:     s.Name,
+			Addr:     imageBase(pf) + uint64(s.VirtualAddress),
+			Size:     uint64(s.VirtualSize),
+			Offset:   uint64(s.Offset),
+			FileSize: uint64(min(s.VirtualSize, s.Size)),
+		}
+		c := s.Characteristics
+		if c&pe.IMAGE_SCN_MEM_DISCARDABLE == 0 {
+			h.Flags |= objfile.SectionAlloc
+		}
+		if c&pe.IMAGE_SCN_MEM_EXECUTE != 0 {
+			h.Flags |= objfile.SectionExec
+		}
+		if c&pe.IMAGE_SCN_MEM_WRITE != 0 {
+			h.Flags |= objfile.SectionWrite
+		}
+		want = append(want, h)
+	}
+	return want
+}
+
+func TestTargets(t *testing.T) {
+	for _, tg := range objtest.PE {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			pf, fromBytes, fromFile := opened(t, data)
+			want := wantSections(pf)
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				got, err := obj.Sections()
+				if err != nil {
+					t.Fatal(err)
+				}
+				objtest.CompareSections(t, got, want)
+				objtest.CompareData(t, obj, func(i int) ([]byte, error) {
+					b, err := pf.Sections[i].Data()
+					return b[:want[i].FileSize], err
+				})
+				if obj.Endian() != binary.LittleEndian {
+					t.Errorf("Endian() = %v", obj.Endian())
+				}
+				d := obj.(objfile.Describer)
+				if d.Format() != "pe" || d.Arch() != tg.GOARCH {
+					t.Errorf("Format, Arch = %q, %q; want pe, %q", d.Format(), d.Arch(), tg.GOARCH)
+				}
+				checkAddresses(t, obj, tg.GOARCH == "amd64")
+			}
+			objtest.CheckBytes(t, data, fromBytes)
+			// Long names come from the string table.
+			if objtest.FindSection(want, ".zdebug_info") < 0 && objtest.FindSection(want, ".debug_info") < 0 {
+				t.Errorf("no DWARF section with a long name")
+			}
+		})
+	}
+}
+
+// checkAddresses checks the section addresses against the linker's symbols:
+// the pclntab is in .rdata, moduledata in .data, and moduledata's first
+// word points at the pclntab.
+func checkAddresses(t *testing.T, obj objfile.Object, is64 bool) {
+	t.Helper()
+	hs, _ := obj.Sections()
+	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", objfile.SectionAlloc)
+	objtest.PclntabAt(t, obj, pcln.Addr)
+	if i := objtest.FindSection(hs, ".rdata"); pcln.Addr < hs[i].Addr || pcln.Addr >= hs[i].Addr+hs[i].Size {
+		t.Errorf("runtime.pclntab at %#x is not in .rdata", pcln.Addr)
+	}
+	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", objfile.SectionAlloc|objfile.SectionWrite)
+	i := objtest.FindSection(hs, ".data")
+	data, _ := obj.SectionData(i)
+	off := md.Addr - hs[i].Addr
+	ptr := uint64(binary.LittleEndian.Uint32(data[off:]))
+	if is64 {
+		ptr = binary.LittleEndian.Uint64(data[off:])
+	}
+	if ptr != pcln.Addr {
+		t.Errorf("moduledata.pcHeader = %#x, want runtime.pclntab %#x", ptr, pcln.Addr)
+	}
+	objtest.CheckSymbolIn(t, obj, "main.work", objfile.SectionAlloc|objfile.SectionExec)
+}
+
+func TestSymbols(t *testing.T) {
+	for _, tg := range objtest.PE {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			pf, fromBytes, fromFile := opened(t, data)
+			want := map[string]uint64{}
+			for _, s := range pf.Symbols {
+				if s.StorageClass == symClassFile || s.Name == "" {
+					continue
+				}
+				var addr uint64
+				switch {
+				case s.SectionNumber > 0:
+					sect := pf.Sections[s.SectionNumber-1]
+					addr = imageBase(pf) + uint64(sect.VirtualAddress) + uint64(s.Value)
+				case s.SectionNumber == symAbsolute:
+					addr = uint64(s.Value)
+				default:
+					continue
+				}
+				if _, ok := want[s.Name]; !ok {
+					want[s.Name] = addr
+				}
+			}
+			if len(want) < 100 {
+				t.Fatalf("only %d symbols", len(want))
+			}
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				l := obj.(objfile.SymbolLookup)
+				for name, addr := range want {
+					s, err := l.LookupSymbol(name)
+					if err != nil || s != (objfile.Symbol{Name: name, Addr: addr}) {
+						t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", name, s, err, addr)
+					}
+				}
+				if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
+					t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
+				}
+			}
+		})
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	orig := objtest.Binary(t, objtest.WindowsAMD64)
+	le := binary.LittleEndian
+	peOff := le.Uint32(orig[0x3c:])
+	fh := peOff + 4
+	patch := func(f func(b []byte)) []byte {
+		b := bytes.Clone(orig)
+		f(b)
+		return b
+	}
+	tests := []struct {
+		name     string
+		data     []byte
+		wantOpen bool
+	}{
+		{"empty", nil, false},
+		{"MZ", orig[:2], false},
+		{"DOS header", orig[:0x40], false},
+		{"PE offset", patch(func(b []byte) { le.PutUint32(b[0x3c:], 0xffffffff) }), false},
+		{"signature", patch(func(b []byte) { b[peOff+1] = 'X' }), false},
+		{"file header", orig[:fh+10], false},
+		{"optional header size", patch(func(b []byte) { le.PutUint16(b[fh+16:], 0xffff) })[:0x1000], false},
+		{"optional header magic", patch(func(b []byte) { le.PutUint16(b[fh+20:], 0x30b) }), false},
+		{"section count", patch(func(b []byte) { le.PutUint16(b[fh+2:], 0xffff) }), false},
+		{"string table", patch(func(b []byte) { le.PutUint32(b[fh+8:], 0xfffffff0) }), true},
+		{"symbol count", patch(func(b []byte) { le.PutUint32(b[fh+12:], 0xffffffff) }), true},
+		{"headers only", orig[:0x600], true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, err := NewBytes(tt.data)
+			if (err == nil) != tt.wantOpen {
+				t.Fatalf("NewBytes: %v", err)
+			}
+			if err != nil {
+				t.Log(err)
+				return
+			}
+			objtest.CheckBytes(t, tt.data, obj)
+			hs, _ := obj.Sections()
+			if objtest.FindSection(hs, ".rdata") < 0 {
+				t.Errorf("no .rdata in %+v", hs)
+			}
+			_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
+			t.Log(err)
+		})
+	}
+}
+
+func FuzzNewBytes(f *testing.F) {
+	for _, tg := range objtest.PE {
+		objtest.AddSeeds(f, objtest.Binary(f, tg))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := NewBytes(data)
+		if err != nil {
+			return
+		}
+		objtest.CheckBytes(t, data, obj)
+	})
+}

@@ -1,0 +1,111 @@
+package peobj
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// Special COFF section numbers and storage classes.
+const (
+	symAbsolute  = -1   // IMAGE_SYM_ABSOLUTE: Value is an address
+	symClassFile = 0x67 // IMAGE_SYM_CLASS_FILE: a source file name
+)
+
+// LookupSymbol returns the symbol called name from the COFF symbol table;
+// where several share a name, the first one wins. A COFF symbol's value is
+// relative to its section; the returned Addr is absolute (image base plus
+// the section's relative address plus the value). Undefined, debug and
+// file symbols are ignored, and sizes are not recorded, so Size is 0. The
+// table is read on the first call.
+//
+// The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
+// the file has no symbol table (linked with -s), or when the table cannot
+// be read.
+func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
+	f.symOnce.Do(f.loadSymbols)
+	if s, ok := f.syms[name]; ok {
+		return s, nil
+	}
+	if f.symErr != nil {
+		return objfile.Symbol{}, f.symErr
+	}
+	return objfile.Symbol{}, objfile.ErrNoSymbol
+}
+
+// loadSymbols fills f.syms from the symbol table.
+func (f *File) loadSymbols() {
+	f.syms = make(map[string]objfile.Symbol)
+	if f.pf != nil {
+		for _, s := range f.pf.Symbols {
+			f.add(s.Name, s.Value, s.SectionNumber, s.StorageClass)
+		}
+		return
+	}
+	if f.symoff == 0 || f.nsyms == 0 {
+		return
+	}
+	if err := f.readSymbols(); err != nil {
+		f.symErr = fmt.Errorf("%w: %v", objfile.ErrNoSymbol, err)
+	}
+}
+
+// readSymbols decodes the COFF symbol table of a File made by NewBytes.
+func (f *File) readSymbols() error {
+	le := binary.LittleEndian
+	if f.nsyms > uint64(len(f.data))/coffSymbolSize {
+		return formatError("%d symbols do not fit in the file", f.nsyms)
+	}
+	tab, err := sub(f.data, f.symoff, f.nsyms*coffSymbolSize, "symbol table")
+	if err != nil {
+		return err
+	}
+	for len(tab) >= coffSymbolSize {
+		s := tab[:coffSymbolSize]
+		aux := int(s[17]) // NumberOfAuxSymbols
+		tab = tab[min(len(tab), (1+aux)*coffSymbolSize):]
+
+		section := int16(le.Uint16(s[12:]))
+		class := s[16]
+		if !f.wanted(section, class) {
+			continue
+		}
+		var name string
+		if le.Uint32(s[0:]) == 0 {
+			// A long name: an offset into the string table.
+			if name, err = f.longName(uint64(le.Uint32(s[4:]))); err != nil {
+				continue // a bad name spoils only its own symbol
+			}
+		} else {
+			name = cstring(s[:8])
+		}
+		f.add(name, le.Uint32(s[8:]), section, class)
+	}
+	return nil
+}
+
+// wanted reports whether a symbol in section (a 1-based section number or
+// a special one) of storage class class is worth recording.
+func (f *File) wanted(section int16, class uint8) bool {
+	if class == symClassFile {
+		return false
+	}
+	return section == symAbsolute || section > 0 && int(section) <= len(f.sections)
+}
+
+// add records a symbol unless it is not wanted or its name is taken.
+func (f *File) add(name string, value uint32, section int16, class uint8) {
+	if name == "" || !f.wanted(section, class) {
+		return
+	}
+	if _, ok := f.syms[name]; ok {
+		return
+	}
+	addr := uint64(value)
+	if section > 0 {
+		// Section addresses already include the image base.
+		addr += f.sections[section-1].Addr
+	}
+	f.syms[name] = objfile.Symbol{Name: name, Addr: addr}
+}
