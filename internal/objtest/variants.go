@@ -35,12 +35,25 @@ func StripSectionHeaders(tb testing.TB, data []byte) []byte {
 // aligned to 16 KiB as lipo aligns arm64 slices.
 func Fat(tb testing.TB, thin ...[]byte) []byte {
 	tb.Helper()
+	return fat(tb, false, thin)
+}
+
+// Fat64 is like Fat but writes the 64-bit table (magic 0xcafebabf).
+func Fat64(tb testing.TB, thin ...[]byte) []byte {
+	tb.Helper()
+	return fat(tb, true, thin)
+}
+
+func fat(tb testing.TB, wide bool, thin [][]byte) []byte {
 	const align = 14
-	hdr := 8 + 20*len(thin)
-	off := (hdr + 1<<align - 1) &^ (1<<align - 1)
-	out := make([]byte, off)
+	magic, entsize := uint32(0xcafebabe), 20
+	if wide {
+		magic, entsize = 0xcafebabf, 32
+	}
+	hdr := 8 + entsize*len(thin)
+	out := make([]byte, (hdr+1<<align-1)&^(1<<align-1))
 	be := binary.BigEndian
-	be.PutUint32(out[0:], 0xcafebabe)
+	be.PutUint32(out[0:], magic)
 	be.PutUint32(out[4:], uint32(len(thin)))
 	for i, m := range thin {
 		if len(m) < 12 {
@@ -50,12 +63,18 @@ func Fat(tb testing.TB, thin ...[]byte) []byte {
 		if be.Uint32(m) == 0xfeedface || be.Uint32(m) == 0xfeedfacf {
 			order = binary.BigEndian
 		}
-		e := out[8+20*i:]
+		e := out[8+entsize*i:]
 		be.PutUint32(e[0:], order.Uint32(m[4:])) // cputype
 		be.PutUint32(e[4:], order.Uint32(m[8:])) // cpusubtype
-		be.PutUint32(e[8:], uint32(len(out)))    // offset
-		be.PutUint32(e[12:], uint32(len(m)))     // size
-		be.PutUint32(e[16:], align)              // align
+		if wide {
+			be.PutUint64(e[8:], uint64(len(out)))
+			be.PutUint64(e[16:], uint64(len(m)))
+			be.PutUint32(e[24:], align)
+		} else {
+			be.PutUint32(e[8:], uint32(len(out)))
+			be.PutUint32(e[12:], uint32(len(m)))
+			be.PutUint32(e[16:], align)
+		}
 		out = append(out, m...)
 		for len(out)%(1<<align) != 0 && i+1 < len(thin) {
 			out = append(out, 0)

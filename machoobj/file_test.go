@@ -1,0 +1,376 @@
+package machoobj
+
+import (
+	"bytes"
+	"debug/macho"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+// wantSections computes from debug/macho what Sections must return for mf,
+// which starts at offset base.
+func wantSections(mf *macho.File, base uint64) []objfile.SectionHeader {
+	var want []objfile.SectionHeader
+	segs := map[string]*macho.Segment{}
+	for _, l := range mf.Loads {
+		if s, ok := l.(*macho.Segment); ok {
+			segs[s.Name] = s
+		}
+	}
+	for _, s := range mf.Sections {
+		seg := segs[s.Seg]
+		h := objfile.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.Size, Offset: base + uint64(s.Offset), FileSize: s.Size}
+		if t := s.Flags & 0xff; t == 1 || t == 0xc || t == 0x12 {
+			h.FileSize = 0
+		}
+		if seg.Prot != 0 && s.Seg != "__DWARF" {
+			h.Flags |= objfile.SectionAlloc
+		}
+		if s.Seg == "__TEXT" && s.Flags&0x80000000 != 0 {
+			h.Flags |= objfile.SectionExec
+		}
+		if s.Seg == "__DATA" {
+			h.Flags |= objfile.SectionWrite
+		}
+		want = append(want, h)
+	}
+	return want
+}
+
+// wantData returns what SectionData(i) must return, read with debug/macho.
+func wantData(mf *macho.File, want []objfile.SectionHeader) func(int) ([]byte, error) {
+	return func(i int) ([]byte, error) {
+		if want[i].FileSize == 0 {
+			return []byte{}, nil
+		}
+		return mf.Sections[i].Data()
+	}
+}
+
+func opened(t *testing.T, data []byte) (mf *macho.File, fromBytes, fromFile objfile.Object) {
+	t.Helper()
+	mf, err := macho.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBytes, err = NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mf, fromBytes, New(mf)
+}
+
+func TestTargets(t *testing.T) {
+	for _, tg := range objtest.MachO {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			mf, fromBytes, fromFile := opened(t, data)
+			want := wantSections(mf, 0)
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				got, err := obj.Sections()
+				if err != nil {
+					t.Fatal(err)
+				}
+				objtest.CompareSections(t, got, want)
+				objtest.CompareData(t, obj, wantData(mf, want))
+				if obj.Endian() != binary.LittleEndian {
+					t.Errorf("Endian() = %v", obj.Endian())
+				}
+				d := obj.(objfile.Describer)
+				if d.Format() != "macho" || d.Arch() != tg.GOARCH {
+					t.Errorf("Format, Arch = %q, %q; want macho, %q", d.Format(), d.Arch(), tg.GOARCH)
+				}
+				checkAddresses(t, obj)
+			}
+			objtest.CheckBytes(t, data, fromBytes)
+			if _, err := NewFat(data); err == nil {
+				t.Error("NewFat of a thin file succeeded")
+			}
+		})
+	}
+}
+
+// checkAddresses checks the pclntab and moduledata against the symbols.
+func checkAddresses(t *testing.T, obj objfile.Object) {
+	t.Helper()
+	hs, _ := obj.Sections()
+	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", objfile.SectionAlloc)
+	objtest.PclntabAt(t, obj, pcln.Addr)
+	i := objtest.FindSection(hs, "__gopclntab")
+	if i < 0 || hs[i].Addr != pcln.Addr {
+		t.Errorf("runtime.pclntab at %#x is not at the start of __gopclntab", pcln.Addr)
+	}
+	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", objfile.SectionAlloc|objfile.SectionWrite)
+	if i := objtest.FindSection(hs, "__go_module"); i < 0 || hs[i].Addr != md.Addr {
+		t.Errorf("runtime.firstmoduledata at %#x is not at the start of __go_module", md.Addr)
+	}
+	objtest.CheckSymbolIn(t, obj, "main.work", objfile.SectionAlloc|objfile.SectionExec)
+}
+
+func TestSymbols(t *testing.T) {
+	for _, tg := range objtest.MachO {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			mf, fromBytes, fromFile := opened(t, data)
+			checkSymbols(t, mf, fromBytes, fromFile)
+		})
+	}
+}
+
+// checkSymbols checks that the objects find every defined symbol of mf.
+func checkSymbols(t *testing.T, mf *macho.File, objs ...objfile.Object) {
+	t.Helper()
+	want := map[string]uint64{}
+	for _, s := range mf.Symtab.Syms {
+		if _, ok := want[s.Name]; !ok && s.Name != "" && s.Type&0xe0 == 0 && (s.Type&0x0e == 0x0e || s.Type&0x0e == 2) {
+			want[s.Name] = s.Value
+		}
+	}
+	if len(want) < 100 {
+		t.Fatalf("only %d symbols", len(want))
+	}
+	for _, obj := range objs {
+		l := obj.(objfile.SymbolLookup)
+		for name, addr := range want {
+			s, err := l.LookupSymbol(name)
+			if err != nil || s != (objfile.Symbol{Name: name, Addr: addr}) {
+				t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", name, s, err, addr)
+			}
+		}
+		if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
+			t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
+		}
+	}
+}
+
+func TestFat(t *testing.T) {
+	amd64 := objtest.Binary(t, objtest.DarwinAMD64)
+	arm64 := objtest.Binary(t, objtest.DarwinARM64)
+	fat := objtest.Fat(t, amd64, arm64)
+	if _, err := NewBytes(fat); !errors.Is(err, ErrFat) {
+		t.Errorf("NewBytes of a universal file: %v, want ErrFat", err)
+	}
+	ff, err := macho.NewFatFile(bytes.NewReader(fat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{fat, objtest.Fat64(t, amd64, arm64)} {
+		files, err := NewFat(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 2 || files[0].Arch() != "amd64" || files[1].Arch() != "arm64" {
+			t.Fatalf("NewFat returned %d files", len(files))
+		}
+		for i, f := range files {
+			arch := ff.Arches[i]
+			want := wantSections(arch.File, uint64(arch.Offset))
+			got, _ := f.Sections()
+			objtest.CompareSections(t, got, want)
+			objtest.CompareData(t, f, wantData(arch.File, want))
+			objtest.CheckBytes(t, data, f)
+			checkAddresses(t, f)
+			checkSymbols(t, arch.File, f)
+		}
+	}
+}
+
+// synth writes a minimal Mach-O file: one segment with a text section and
+// a zero-fill section, and a symbol table with two symbols.
+func synth(order binary.AppendByteOrder, is64 bool) []byte {
+	var b []byte
+	u32 := func(v uint32) { b = order.AppendUint32(b, v) }
+	word := func(v uint64) {
+		if is64 {
+			b = order.AppendUint64(b, v)
+		} else {
+			u32(uint32(v))
+		}
+	}
+	name := func(s string) {
+		b = append(b, (s + "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")[:16]...)
+	}
+	hdr, seg, sect, nl := 28, 56, 68, 12
+	magic, cmdSeg := uint32(macho.Magic32), uint32(macho.LoadCmdSegment)
+	if is64 {
+		hdr, seg, sect, nl = 32, 72, 80, 16
+		magic, cmdSeg = macho.Magic64, uint32(macho.LoadCmdSegment64)
+	}
+	cmds := seg + 2*sect + symtabSize
+	dataOff := uint32(hdr + cmds)
+	symOff := dataOff + 16
+	strOff := symOff + uint32(2*nl)
+	strtab := "\x00_start\x00main.x\x00"
+
+	u32(magic)
+	u32(uint32(macho.CpuPpc64))
+	u32(0)
+	u32(uint32(macho.TypeExec))
+	u32(2) // ncmds
+	u32(uint32(cmds))
+	u32(0)
+	if is64 {
+		u32(0)
+	}
+	u32(cmdSeg)
+	u32(uint32(seg + 2*sect))
+	name("__TEXT")
+	word(0x1000)       // vmaddr
+	word(0x2000)       // vmsize
+	word(0)            // fileoff
+	word(0x1000)       // filesize
+	u32(7)             // maxprot
+	u32(7)             // initprot: rwx, as in an object file
+	u32(2)             // nsects
+	u32(0)             // flags
+	for i := range 2 { // __text, then __bss
+		sname, addr, off, flags := "__text", uint64(0x1000+dataOff), dataOff, uint32(0x80000400)
+		if i == 1 {
+			sname, addr, off, flags = "__bss", 0x1800, 0, 1
+		}
+		name(sname)
+		name("__TEXT")
+		word(addr)
+		word(16) // size
+		u32(off)
+		u32(0) // align
+		u32(0) // reloff
+		u32(0) // nreloc
+		u32(flags)
+		u32(0)
+		u32(0)
+		if is64 {
+			u32(0)
+		}
+	}
+	u32(uint32(macho.LoadCmdSymtab))
+	u32(symtabSize)
+	u32(symOff)
+	u32(2)
+	u32(strOff)
+	u32(uint32(len(strtab)))
+	b = append(b, "0123456789abcdef"...)
+	for i, strx := range []uint32{1, 8} {
+		u32(strx)
+		b = append(b, 0x0f, 1, 0, 0) // N_SECT|N_EXT, section 1
+		word(0x1000 + uint64(dataOff) + uint64(i))
+	}
+	return append(b, strtab...)
+}
+
+// TestSynthetic checks both byte orders and both word sizes.
+func TestSynthetic(t *testing.T) {
+	for _, order := range []interface {
+		binary.ByteOrder
+		binary.AppendByteOrder
+	}{binary.BigEndian, binary.LittleEndian} {
+		for _, is64 := range []bool{false, true} {
+			data := synth(order, is64)
+			mf, fromBytes, fromFile := opened(t, data)
+			want := wantSections(mf, 0)
+			want[0].Flags = objfile.SectionAlloc | objfile.SectionExec | objfile.SectionWrite
+			want[1].Flags = objfile.SectionAlloc | objfile.SectionWrite
+			for _, obj := range []objfile.Object{fromBytes, fromFile} {
+				got, _ := obj.Sections()
+				objtest.CompareSections(t, got, want)
+				objtest.CompareData(t, obj, wantData(mf, want))
+				if obj.Endian() != order || obj.(objfile.Describer).Arch() != "ppc64" {
+					t.Errorf("%v %v: Endian, Arch = %v, %q", order, is64, obj.Endian(), obj.(objfile.Describer).Arch())
+				}
+				for name, addr := range map[string]uint64{"_start": want[0].Addr, "main.x": want[0].Addr + 1} {
+					s, err := obj.(objfile.SymbolLookup).LookupSymbol(name)
+					if err != nil || s.Addr != addr {
+						t.Errorf("%v %v: LookupSymbol(%q) = %+v, %v; want %#x", order, is64, name, s, err, addr)
+					}
+				}
+			}
+			objtest.CheckBytes(t, data, fromBytes)
+		}
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	orig := objtest.Binary(t, objtest.DarwinARM64)
+	le := binary.LittleEndian
+	patch := func(f func(b []byte)) []byte {
+		b := bytes.Clone(orig)
+		f(b)
+		return b
+	}
+	fat := objtest.Fat(t, orig[:0x1000], orig)
+	tests := []struct {
+		name     string
+		data     []byte
+		wantOpen bool
+	}{
+		{"empty", nil, false},
+		{"magic", orig[:4], false},
+		{"header", orig[:31], false},
+		{"sizeofcmds", patch(func(b []byte) { le.PutUint32(b[20:], 0xffffffff) }), false},
+		{"ncmds", patch(func(b []byte) { le.PutUint32(b[16:], 0xffffffff) }), false},
+		{"cmdsize", patch(func(b []byte) { le.PutUint32(b[36:], 4) }), false},
+		{"nsects", patch(func(b []byte) { le.PutUint32(b[32+64:], 0xffffffff) }), false},
+		{"headers only", orig[:0x1000], true},
+		{"symtab", patch(func(b []byte) {
+			// Point every LC_SYMTAB past the end.
+			cmds := b[32 : 32+le.Uint32(b[20:])]
+			for len(cmds) >= 8 {
+				if le.Uint32(cmds) == uint32(macho.LoadCmdSymtab) {
+					le.PutUint32(cmds[8:], 0xfffffff0)
+				}
+				cmds = cmds[le.Uint32(cmds[4:]):]
+			}
+		}), true},
+		{"fat truncated", fat[:0x1000], false},
+		{"fat no arches", append([]byte{0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0}, make([]byte, 100)...), false},
+		{"fat many arches", append([]byte{0xca, 0xfe, 0xba, 0xbe, 0xff, 0xff, 0xff, 0xff}, make([]byte, 100)...), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, err := NewBytes(tt.data)
+			if errors.Is(err, ErrFat) {
+				var files []*File
+				files, err = NewFat(tt.data)
+				if err == nil {
+					obj = files[0]
+				}
+			}
+			if (err == nil) != tt.wantOpen {
+				t.Fatalf("NewBytes: %v", err)
+			}
+			if err != nil {
+				t.Log(err)
+				return
+			}
+			objtest.CheckBytes(t, tt.data, obj)
+			_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
+			t.Log(err)
+		})
+	}
+}
+
+func FuzzNewBytes(f *testing.F) {
+	data := objtest.Binary(f, objtest.DarwinARM64)
+	objtest.AddSeeds(f, data)
+	objtest.AddSeeds(f, objtest.Fat(f, data[:0x1000], data[:0x1000]))
+	f.Add(synth(binary.BigEndian, false))
+	f.Add(synth(binary.LittleEndian, true))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := NewBytes(data)
+		if err == nil {
+			objtest.CheckBytes(t, data, obj)
+		}
+		files, err := NewFat(data)
+		if err == nil {
+			for _, f := range files {
+				objtest.CheckBytes(t, data, f)
+			}
+		}
+	})
+}

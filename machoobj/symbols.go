@@ -1,0 +1,119 @@
+package machoobj
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
+
+// Fields of an nlist's n_type.
+const (
+	nStab = 0xe0 // debugging entry if any bit is set
+	nType = 0x0e
+	nAbs  = 0x02
+	nSect = 0x0e
+)
+
+// LookupSymbol returns the symbol called name from the symbol table
+// (LC_SYMTAB); where several share a name, the first one wins. The Go
+// linker prefixes every symbol with "_", as C compilers do on Darwin;
+// like debug/macho, LookupSymbol drops the prefix from names containing a
+// dot, so Go symbols are found by their Go names ("runtime.pclntab") and C
+// symbols by their stored names ("_main"). Debugging entries and undefined
+// symbols are ignored, and
+// sizes are not recorded, so Size is 0. The table is read on the first
+// call.
+//
+// The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
+// the file has no symbol table, or when the table cannot be read.
+func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
+	f.symOnce.Do(f.loadSymbols)
+	if s, ok := f.syms[name]; ok {
+		return s, nil
+	}
+	if f.symErr != nil {
+		return objfile.Symbol{}, f.symErr
+	}
+	return objfile.Symbol{}, objfile.ErrNoSymbol
+}
+
+// loadSymbols fills f.syms from the symbol table.
+func (f *File) loadSymbols() {
+	f.syms = make(map[string]objfile.Symbol)
+	if f.mf != nil {
+		if f.mf.Symtab != nil {
+			for _, s := range f.mf.Symtab.Syms {
+				f.add(s.Name, s.Type, s.Value)
+			}
+		}
+		return
+	}
+	if f.symtab == nil {
+		return
+	}
+	if err := f.readSymbols(f.symtab); err != nil {
+		f.symErr = fmt.Errorf("%w: %v", objfile.ErrNoSymbol, err)
+	}
+}
+
+// readSymbols decodes the nlist entries of a File made by NewBytes.
+func (f *File) readSymbols(st *symtabCmd) error {
+	size := uint64(nlist32Size)
+	if f.is64 {
+		size = nlist64Size
+	}
+	if st.nsyms > uint64(len(f.data))/size {
+		return formatError("%d symbols do not fit in the file", st.nsyms)
+	}
+	n := st.nsyms * size
+	if st.symoff > uint64(len(f.data)) || n > uint64(len(f.data))-st.symoff {
+		return formatError("symbol table at %#x size %#x extends beyond the file (%#x bytes)", st.symoff, n, len(f.data))
+	}
+	if st.stroff > uint64(len(f.data)) || st.strsize > uint64(len(f.data))-st.stroff {
+		return formatError("string table at %#x size %#x extends beyond the file (%#x bytes)", st.stroff, st.strsize, len(f.data))
+	}
+	strtab := f.data[st.stroff : st.stroff+st.strsize]
+	o := f.order
+	for b := f.data[st.symoff : st.symoff+n]; len(b) > 0; b = b[size:] {
+		strx := uint64(o.Uint32(b))
+		typ := b[4]
+		var value uint64
+		if size == nlist64Size {
+			value = o.Uint64(b[8:])
+		} else {
+			value = uint64(o.Uint32(b[8:]))
+		}
+		if !wanted(typ) || strx == 0 || strx >= uint64(len(strtab)) {
+			continue
+		}
+		f.add(goName(cstring(strtab[strx:])), typ, value)
+	}
+	return nil
+}
+
+// goName removes the underscore the Go linker puts before Go symbol
+// names, recognized as debug/macho does by a dot in the name (issue 33808).
+func goName(name string) string {
+	if len(name) > 0 && name[0] == '_' && strings.Contains(name, ".") {
+		return name[1:]
+	}
+	return name
+}
+
+// wanted reports whether a symbol of type typ is defined (in a section or
+// absolute) and not a debugging entry.
+func wanted(typ uint8) bool {
+	return typ&nStab == 0 && (typ&nType == nSect || typ&nType == nAbs)
+}
+
+// add records a wanted symbol unless its name is taken.
+func (f *File) add(name string, typ uint8, value uint64) {
+	if name == "" || !wanted(typ) {
+		return
+	}
+	if _, ok := f.syms[name]; ok {
+		return
+	}
+	f.syms[name] = objfile.Symbol{Name: name, Addr: value}
+}
