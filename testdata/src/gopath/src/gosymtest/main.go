@@ -25,6 +25,13 @@ var sink int
 // (generics, cgo).
 var extras []func() int
 
+// frame is one frame the runtime reports (used by the self-report).
+type frame struct {
+	function string
+	file     string
+	line     int
+}
+
 func main() {
 	if selfReportRequested() {
 		selfReport()

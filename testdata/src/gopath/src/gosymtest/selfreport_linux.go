@@ -199,13 +199,6 @@ func (f *elfFile) symbols() []elfSym {
 	return syms
 }
 
-// frame is one frame the runtime reports.
-type frame struct {
-	function string
-	file     string
-	line     int
-}
-
 // out buffers the report and writes it to standard output.
 type out struct {
 	buf []byte
