@@ -1,0 +1,401 @@
+package oracle
+
+import (
+	"bytes"
+	"cmp"
+	"debug/dwarf"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// A Frame is one logical frame of an inline stack.
+type Frame struct {
+	Function string // function name as DWARF spells it (see the package comment)
+	File     string
+	Line     int
+}
+
+// A Func is a physical function: a code range [Low, High) and its name.
+type Func struct {
+	Name string
+	Low  uint64 // entry PC
+	High uint64 // first PC after the function
+}
+
+// DWARF answers inline-stack queries from a binary's DWARF debug
+// information. It is built once by NewDWARF; all queries are lock-free
+// binary searches over sorted, disjoint intervals, so a DWARF may be used
+// by several goroutines at once.
+type DWARF struct {
+	files []string // interned file names, indexed by lineRange.file
+
+	lines []lineRange // line-table rows, sorted by lo, disjoint
+	segs  []segment   // deepest function node per PC range, sorted, disjoint
+	nodes []node      // subprograms and inlined subroutines
+	funcs []Func      // physical subprograms, sorted by Low
+}
+
+// lineRange is the line-table row in force over [lo, hi).
+type lineRange struct {
+	lo, hi uint64
+	file   int32
+	line   int32
+}
+
+// segment says that node is the deepest subprogram or inlined subroutine
+// whose ranges contain [lo, hi).
+type segment struct {
+	lo, hi uint64
+	node   int32
+}
+
+// node is a DW_TAG_subprogram (parent < 0) or DW_TAG_inlined_subroutine.
+// callFile and callLine are the call site, inside the parent, of an inlined
+// subroutine.
+type node struct {
+	name     string
+	parent   int32
+	depth    int32
+	callFile int32
+	callLine int32
+}
+
+// NewDWARF indexes the DWARF data of the ELF, Mach-O (thin) or PE file in
+// data. Compressed debug sections (.zdebug_*, SHF_COMPRESSED) are handled
+// by the standard library.
+func NewDWARF(data []byte) (*DWARF, error) {
+	d, err := openDWARF(data)
+	if err != nil {
+		return nil, err
+	}
+	return build(d)
+}
+
+// openDWARF opens data as whichever of the three DWARF-carrying formats
+// its magic number names.
+func openDWARF(data []byte) (*dwarf.Data, error) {
+	r := bytes.NewReader(data)
+	switch {
+	case bytes.HasPrefix(data, []byte(elf.ELFMAG)):
+		f, err := elf.NewFile(r)
+		if err != nil {
+			return nil, err
+		}
+		return f.DWARF()
+	case bytes.HasPrefix(data, []byte("MZ")):
+		f, err := pe.NewFile(r)
+		if err != nil {
+			return nil, err
+		}
+		return f.DWARF()
+	case len(data) >= 4:
+		f, err := macho.NewFile(r)
+		if err != nil {
+			return nil, errors.New("oracle: not an ELF, Mach-O or PE file")
+		}
+		return f.DWARF()
+	}
+	return nil, errors.New("oracle: file too short")
+}
+
+// builder holds the state of the single pass over the DWARF data.
+type builder struct {
+	d       *dwarf.Data
+	out     *DWARF
+	fileIdx map[string]int32
+	names   map[dwarf.Offset]string       // DIE offset → DW_AT_name
+	origins map[dwarf.Offset]dwarf.Offset // DIE offset → DW_AT_abstract_origin
+	nodeOff []dwarf.Offset                // DIE offset of each node
+	ranges  []nodeRange
+}
+
+type nodeRange struct {
+	lo, hi uint64
+	node   int32
+}
+
+func build(d *dwarf.Data) (*DWARF, error) {
+	b := &builder{
+		d:       d,
+		out:     new(DWARF),
+		fileIdx: make(map[string]int32),
+		names:   make(map[dwarf.Offset]string),
+		origins: make(map[dwarf.Offset]dwarf.Offset),
+	}
+	if err := b.walk(); err != nil {
+		return nil, err
+	}
+	out := b.out
+	for i := range out.nodes {
+		out.nodes[i].name = b.name(b.nodeOff[i])
+	}
+	// Physical functions: one Func per maximal run of a subprogram's ranges.
+	// Go subprograms have a single range; C code compiled with hot/cold
+	// splitting (external linking, cgo) may have several, far apart.
+	for _, r := range b.ranges {
+		if out.nodes[r.node].parent < 0 {
+			out.funcs = append(out.funcs, Func{Name: out.nodes[r.node].name, Low: r.lo, High: r.hi})
+		}
+	}
+	slices.SortFunc(out.funcs, func(a, b Func) int { return cmp.Compare(a.Low, b.Low) })
+	merged := out.funcs[:0]
+	for _, f := range out.funcs {
+		if k := len(merged) - 1; k >= 0 && merged[k].Name == f.Name && f.Low <= merged[k].High {
+			merged[k].High = max(merged[k].High, f.High)
+			continue
+		}
+		merged = append(merged, f)
+	}
+	out.funcs = merged
+	byLo := func(a, b lineRange) int { return cmp.Compare(a.lo, b.lo) }
+	if !slices.IsSortedFunc(out.lines, byLo) {
+		slices.SortFunc(out.lines, byLo)
+	}
+	out.segs = flatten(b.ranges, out.nodes)
+	return out, nil
+}
+
+// name resolves the name of the DIE at off, following
+// DW_AT_abstract_origin chains (bounded, in case of a cycle).
+func (b *builder) name(off dwarf.Offset) string {
+	for range 8 {
+		if n, ok := b.names[off]; ok {
+			return n
+		}
+		o, ok := b.origins[off]
+		if !ok {
+			break
+		}
+		off = o
+	}
+	return ""
+}
+
+// file interns a file name from the line table. The standard library
+// joins relative names with the unit's DW_AT_comp_dir, which Go 1.10 and
+// later set to "." but Go ≤1.9 set to the linker's working directory, so
+// "<autogenerated>" came out as "/work/dir/<autogenerated>". Pseudo-file
+// names in angle brackets are restored to their bare form.
+func (b *builder) file(name string) int32 {
+	if j := strings.LastIndex(name, "/<"); j >= 0 && strings.HasSuffix(name, ">") {
+		name = name[j+1:]
+	}
+	i, ok := b.fileIdx[name]
+	if !ok {
+		i = int32(len(b.out.files))
+		b.out.files = append(b.out.files, name)
+		b.fileIdx[name] = i
+	}
+	return i
+}
+
+// walk reads every DIE once. For each compilation unit it first indexes the
+// unit's line table, then records the unit's subprograms and inlined
+// subroutines with their nesting, ranges and call sites.
+func (b *builder) walk() error {
+	r := b.d.Reader()
+	var files []*dwarf.LineFile // file table of the current unit
+	// stack[i] is the node enclosing the DIEs at nesting level i+1.
+	stack := []int32{-1}
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return nil
+		}
+		if e.Tag == 0 {
+			if len(stack) > 1 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		parent := stack[len(stack)-1]
+		cur := parent
+		switch e.Tag {
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			stack = stack[:1]
+			parent, cur = -1, -1
+			files, err = b.lineTable(e)
+			if err != nil {
+				return err
+			}
+		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+			if n, ok := e.Val(dwarf.AttrName).(string); ok {
+				b.names[e.Offset] = n
+			}
+			if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+				b.origins[e.Offset] = o
+			}
+			rs, err := b.d.Ranges(e)
+			if err != nil {
+				return fmt.Errorf("oracle: ranges of DIE at %#x: %v", e.Offset, err)
+			}
+			if len(rs) == 0 {
+				break // abstract instance or declaration: no code
+			}
+			if e.Tag == dwarf.TagSubprogram {
+				parent = -1 // Go never nests subprograms
+			} else if parent < 0 {
+				break // inlined subroutine outside any function
+			}
+			cur = b.addNode(e, parent, files, rs)
+		}
+		if e.Children {
+			stack = append(stack, cur)
+		}
+	}
+}
+
+func (b *builder) addNode(e *dwarf.Entry, parent int32, files []*dwarf.LineFile, rs [][2]uint64) int32 {
+	n := node{parent: parent, callFile: -1}
+	if parent >= 0 {
+		n.depth = b.out.nodes[parent].depth + 1
+		if f, ok := e.Val(dwarf.AttrCallFile).(int64); ok && f >= 0 && f < int64(len(files)) && files[f] != nil {
+			n.callFile = b.file(files[f].Name)
+		}
+		if l, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+			n.callLine = int32(l)
+		}
+	}
+	id := int32(len(b.out.nodes))
+	b.out.nodes = append(b.out.nodes, n)
+	b.nodeOff = append(b.nodeOff, e.Offset)
+	for _, r := range rs {
+		if r[0] < r[1] {
+			b.ranges = append(b.ranges, nodeRange{r[0], r[1], id})
+		}
+	}
+	return id
+}
+
+// lineTable appends the rows of cu's line table to b.out.lines and returns
+// the unit's file table (1-based in DWARF 2–4, 0-based in DWARF 5; the
+// standard library's LineReader indexes both the way DW_AT_call_file does).
+func (b *builder) lineTable(cu *dwarf.Entry) ([]*dwarf.LineFile, error) {
+	lr, err := b.d.LineReader(cu)
+	if err != nil || lr == nil {
+		return nil, err
+	}
+	var prev, e dwarf.LineEntry
+	have := false
+	var lastFile *dwarf.LineFile // cache: consecutive rows mostly share a file
+	var lastIdx int32
+	for {
+		if err := lr.Next(&e); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil, err
+		}
+		// A row is in force from its address up to the next row's address
+		// in the same sequence; rows at the same address are superseded.
+		if have && e.Address > prev.Address && prev.File != nil {
+			if prev.File != lastFile {
+				lastFile, lastIdx = prev.File, b.file(prev.File.Name)
+			}
+			b.out.lines = append(b.out.lines, lineRange{
+				lo: prev.Address, hi: e.Address, file: lastIdx, line: int32(prev.Line),
+			})
+		}
+		prev, have = e, !e.EndSequence
+	}
+	return lr.Files(), nil
+}
+
+// flatten turns the nested ranges of all nodes into sorted, disjoint
+// segments, each labelled with the deepest node covering it.
+func flatten(ranges []nodeRange, nodes []node) []segment {
+	pts := make([]uint64, 0, 2*len(ranges))
+	for _, r := range ranges {
+		pts = append(pts, r.lo, r.hi)
+	}
+	slices.Sort(pts)
+	pts = slices.Compact(pts)
+	slices.SortFunc(ranges, func(a, b nodeRange) int { return cmp.Compare(a.lo, b.lo) })
+
+	var segs []segment
+	var active []nodeRange
+	next := 0
+	for i, p := range pts[:max(len(pts)-1, 0)] {
+		active = slices.DeleteFunc(active, func(r nodeRange) bool { return r.hi <= p })
+		for ; next < len(ranges) && ranges[next].lo <= p; next++ {
+			active = append(active, ranges[next])
+		}
+		if len(active) == 0 {
+			continue
+		}
+		best := active[0].node
+		for _, r := range active[1:] {
+			if nodes[r.node].depth > nodes[best].depth {
+				best = r.node
+			}
+		}
+		hi := pts[i+1]
+		if k := len(segs) - 1; k >= 0 && segs[k].hi == p && segs[k].node == best {
+			segs[k].hi = hi
+			continue
+		}
+		segs = append(segs, segment{p, hi, best})
+	}
+	return segs
+}
+
+// Frames returns the logical frames at pc, innermost first, appending to
+// buf[:0]. The innermost frame is the deepest inlined subroutine (or the
+// subprogram) containing pc, with the file and line of the line-table row
+// covering pc; each outer frame carries the DW_AT_call_file and
+// DW_AT_call_line of the inlined subroutine directly inside it. ok is false
+// when no line-table row covers pc or no subprogram contains it.
+func (d *DWARF) Frames(pc uint64, buf []Frame) (frames []Frame, ok bool) {
+	buf = buf[:0]
+	i := sort.Search(len(d.lines), func(i int) bool { return d.lines[i].lo > pc }) - 1
+	if i < 0 || pc >= d.lines[i].hi {
+		return buf, false
+	}
+	j := sort.Search(len(d.segs), func(j int) bool { return d.segs[j].lo > pc }) - 1
+	if j < 0 || pc >= d.segs[j].hi {
+		return buf, false
+	}
+	file, line := d.files[d.lines[i].file], int(d.lines[i].line)
+	for n := d.segs[j].node; n >= 0; n = d.nodes[n].parent {
+		nd := &d.nodes[n]
+		buf = append(buf, Frame{Function: nd.name, File: file, Line: line})
+		file, line = "", int(nd.callLine)
+		if nd.callFile >= 0 {
+			file = d.files[nd.callFile]
+		}
+	}
+	return buf, true
+}
+
+// Functions returns the physical functions (concrete DW_TAG_subprogram
+// entries with code), sorted by Low. The caller must not modify the slice.
+func (d *DWARF) Functions() []Func {
+	return d.funcs
+}
+
+// Boundaries returns, sorted and without duplicates, every PC at which
+// the answer of Frames may change: the start and end of every line-table
+// row and of every subprogram and inlined-subroutine range. Frames is
+// constant on [Boundaries()[i], Boundaries()[i+1]), so checking one PC per
+// interval checks them all. The last boundary is an end, not a start.
+func (d *DWARF) Boundaries() []uint64 {
+	pts := make([]uint64, 0, 2*(len(d.lines)+len(d.segs)))
+	for _, l := range d.lines {
+		pts = append(pts, l.lo, l.hi)
+	}
+	for _, s := range d.segs {
+		pts = append(pts, s.lo, s.hi)
+	}
+	slices.Sort(pts)
+	return slices.Compact(pts)
+}
