@@ -3,8 +3,18 @@
 // that package gosym needs to find and read Go symbol tables.
 //
 // Open maps a file and detects its format by magic; NewBytes does the same
-// over bytes already in memory. The backend packages elfobj, machoobj, peobj
-// and plan9obj adapt one format each and can be used directly.
+// over bytes already in memory. Neither copies section data nor reads
+// symbol tables up front: opening costs the same whatever the size of the
+// binary. The backend packages elfobj, machoobj, peobj and plan9obj adapt
+// one format each and can be used directly, also over files opened with
+// debug/elf, debug/macho, debug/pe and debug/plan9obj.
+//
+// Sections are what the format calls sections, with the format's names
+// (".gopclntab", "__gopclntab", ".rdata", "text"), link-time virtual
+// addresses, and flags saying whether they occupy memory at run time and
+// hold code or writable data. Where a format's section table is missing
+// (an ELF file without section headers), its loadable segments stand in,
+// with empty names. The backend packages document each format's details.
 package object
 
 import "github.com/gosym-dev/gosym/internal/objfile"
@@ -40,5 +50,7 @@ type SymbolLookup = objfile.SymbolLookup
 // target architecture.
 type Describer = objfile.Describer
 
-// ErrNoSymbol is returned by LookupSymbol when the symbol is absent.
+// ErrNoSymbol is returned, possibly wrapped with detail, by LookupSymbol
+// when the symbol is absent, the object has no symbol table, or the table
+// cannot be read.
 var ErrNoSymbol = objfile.ErrNoSymbol

@@ -1,0 +1,89 @@
+package object
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/gosym-dev/gosym/elfobj"
+	"github.com/gosym-dev/gosym/machoobj"
+	"github.com/gosym-dev/gosym/peobj"
+	"github.com/gosym-dev/gosym/plan9obj"
+)
+
+// ErrUnknownFormat is returned, wrapped, by Open and NewBytes for data in
+// none of the formats they know.
+var ErrUnknownFormat = errors.New("not an object file")
+
+// Magic numbers, read big-endian from the first four bytes.
+const (
+	magicELF        = 0x7f454c46 // "\x7fELF"
+	magicMachO32    = 0xfeedface
+	magicMachO64    = 0xfeedfacf
+	magicMachO32LE  = 0xcefaedfe
+	magicMachO64LE  = 0xcffaedfe
+	magicFat        = 0xcafebabe
+	magicFat64      = 0xcafebabf
+	magicPlan9386   = 0x000001eb
+	magicPlan9AMD64 = 0x00008a97
+	magicPlan9ARM   = 0x00000647
+)
+
+// maxFatArches bounds the architecture count of a plausible universal
+// file: Java class files share its magic, and their version makes the
+// count 45 or more.
+const maxFatArches = 20
+
+// NewBytes detects the format of the executable or object file in data
+// (ELF; Mach-O, thin in either byte order and word size, or universal; PE;
+// Plan 9 a.out) by its magic number, and decodes it with the matching
+// backend: elfobj, machoobj, peobj or plan9obj. No data is copied: section
+// data are subslices of data, which must not be modified while the Object
+// is in use. The result also implements [SymbolLookup] and [Describer].
+//
+// Of a universal Mach-O file, NewBytes returns the architecture matching
+// runtime.GOARCH if there is one, else the first. Use machoobj.NewFat for
+// the others.
+//
+// If the format is unknown, the error wraps ErrUnknownFormat.
+func NewBytes(data []byte) (Object, error) {
+	if len(data) < 4 {
+		return nil, unknownFormat(data)
+	}
+	switch magic := binary.BigEndian.Uint32(data); magic {
+	case magicELF:
+		return elfobj.NewBytes(data)
+	case magicMachO32, magicMachO64, magicMachO32LE, magicMachO64LE:
+		return machoobj.NewBytes(data)
+	case magicFat, magicFat64:
+		files, err := machoobj.NewFat(data)
+		if err != nil {
+			if len(data) >= 8 && binary.BigEndian.Uint32(data[4:]) >= maxFatArches {
+				return nil, unknownFormat(data)
+			}
+			return nil, err
+		}
+		return pickArch(files, runtime.GOARCH), nil
+	case magicPlan9386, magicPlan9AMD64, magicPlan9ARM:
+		return plan9obj.NewBytes(data)
+	}
+	if data[0] == 'M' && data[1] == 'Z' {
+		return peobj.NewBytes(data)
+	}
+	return nil, unknownFormat(data)
+}
+
+// pickArch returns the file for goarch, or else the first.
+func pickArch(files []*machoobj.File, goarch string) *machoobj.File {
+	for _, f := range files {
+		if f.Arch() == goarch {
+			return f
+		}
+	}
+	return files[0]
+}
+
+func unknownFormat(data []byte) error {
+	return fmt.Errorf("object: %w (starts with %q)", ErrUnknownFormat, data[:min(len(data), 8)])
+}

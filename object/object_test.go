@@ -1,0 +1,283 @@
+package object
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gosym-dev/gosym/elfobj"
+	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/machoobj"
+	"github.com/gosym-dev/gosym/peobj"
+	"github.com/gosym-dev/gosym/plan9obj"
+)
+
+var allTargets = slices.Concat(objtest.ELF, objtest.MachO, objtest.PE, objtest.Plan9)
+
+// wantFormat returns the format and concrete type NewBytes must produce
+// for t.
+func wantFormat(t objtest.Target) (format string, typ Object) {
+	switch t.GOOS {
+	case "linux":
+		return "elf", (*elfobj.File)(nil)
+	case "darwin":
+		return "macho", (*machoobj.File)(nil)
+	case "windows":
+		return "pe", (*peobj.File)(nil)
+	case "plan9":
+		return "plan9", (*plan9obj.File)(nil)
+	}
+	panic("unknown target " + t.Name)
+}
+
+func sameType(a, b any) bool {
+	switch a.(type) {
+	case *elfobj.File:
+		_, ok := b.(*elfobj.File)
+		return ok
+	case *machoobj.File:
+		_, ok := b.(*machoobj.File)
+		return ok
+	case *peobj.File:
+		_, ok := b.(*peobj.File)
+		return ok
+	case *plan9obj.File:
+		_, ok := b.(*plan9obj.File)
+		return ok
+	}
+	return false
+}
+
+func TestNewBytes(t *testing.T) {
+	for _, tg := range allTargets {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			data := objtest.Binary(t, tg)
+			obj, err := NewBytes(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			format, typ := wantFormat(tg)
+			if !sameType(obj, typ) {
+				t.Errorf("NewBytes returned a %T", obj)
+			}
+			d := obj.(Describer)
+			if d.Format() != format || d.Arch() != tg.GOARCH {
+				t.Errorf("Format, Arch = %q, %q; want %q, %q", d.Format(), d.Arch(), format, tg.GOARCH)
+			}
+			objtest.CheckBytes(t, data, obj)
+		})
+	}
+}
+
+// TestOpen checks that Open gives what NewBytes gives, from a mapping, and
+// what happens at Close.
+func TestOpen(t *testing.T) {
+	targets := []objtest.Target{objtest.LinuxAMD64, objtest.LinuxStripped, objtest.DarwinARM64, objtest.Windows386, objtest.Plan9AMD64}
+	for _, tg := range targets {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			name := objtest.Path(t, tg)
+			data := objtest.Binary(t, tg)
+			want, err := NewBytes(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && f.unmap == nil {
+				t.Error("file was read, not mapped")
+			}
+			objtest.CheckBytes(t, f.data, f)
+			hs, err := f.Sections()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantHs, _ := want.Sections()
+			objtest.CompareSections(t, hs, wantHs)
+			objtest.CompareData(t, f, want.SectionData)
+			d := want.(Describer)
+			if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
+				t.Errorf("Format, Arch, Endian = %q, %q, %v; want %q, %q, %v",
+					f.Format(), f.Arch(), f.Endian(), d.Format(), d.Arch(), want.Endian())
+			}
+			for _, sym := range []string{"runtime.text", "main.work", "no.such.symbol"} {
+				got, err := f.LookupSymbol(sym)
+				w, werr := want.(SymbolLookup).LookupSymbol(sym)
+				if got != w || (err == nil) != (werr == nil) {
+					t.Errorf("LookupSymbol(%q) = %+v, %v; want %+v, %v", sym, got, err, w, werr)
+				}
+			}
+
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Sections(); !errors.Is(err, fs.ErrClosed) {
+				t.Errorf("Sections after Close: %v", err)
+			}
+			if _, err := f.SectionData(0); !errors.Is(err, fs.ErrClosed) {
+				t.Errorf("SectionData after Close: %v", err)
+			}
+			if _, err := f.LookupSymbol("runtime.text"); !errors.Is(err, fs.ErrClosed) {
+				t.Errorf("LookupSymbol after Close: %v", err)
+			}
+			if err := f.Close(); !errors.Is(err, fs.ErrClosed) {
+				t.Errorf("second Close: %v", err)
+			}
+			if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
+				t.Errorf("Format, Arch, Endian changed at Close")
+			}
+		})
+	}
+}
+
+func TestNoSectionHeaders(t *testing.T) {
+	data := objtest.StripSectionHeaders(t, objtest.Binary(t, objtest.LinuxARM64))
+	name := filepath.Join(t.TempDir(), "headerless")
+	if err := os.WriteFile(name, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hs, _ := f.Sections()
+	if len(hs) == 0 {
+		t.Fatal("no sections")
+	}
+	for _, h := range hs {
+		if h.Name != "" || h.Flags&SectionAlloc == 0 {
+			t.Errorf("segment %+v: want no name, SectionAlloc", h)
+		}
+	}
+	if f.Arch() != "arm64" {
+		t.Errorf("Arch() = %q", f.Arch())
+	}
+}
+
+func TestFat(t *testing.T) {
+	amd64 := objtest.Binary(t, objtest.DarwinAMD64)
+	arm64 := objtest.Binary(t, objtest.DarwinARM64)
+	for _, fat := range [][]byte{objtest.Fat(t, amd64, arm64), objtest.Fat64(t, arm64, amd64)} {
+		files, err := machoobj.NewFat(fat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := files[0].Arch()
+		if runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64" {
+			want = runtime.GOARCH
+		}
+		obj, err := NewBytes(fat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := obj.(Describer).Arch(); got != want {
+			t.Errorf("NewBytes of a universal file chose %s, want %s", got, want)
+		}
+		objtest.CheckBytes(t, fat, obj)
+
+		name := filepath.Join(t.TempDir(), "fat")
+		if err := os.WriteFile(name, fat, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Arch() != want || f.Format() != "macho" {
+			t.Errorf("Open of a universal file chose %s %s, want macho %s", f.Format(), f.Arch(), want)
+		}
+		objtest.CheckBytes(t, f.data, f)
+		f.Close()
+
+		for _, goarch := range []string{"amd64", "arm64", "riscv64"} {
+			want := goarch
+			if goarch == "riscv64" {
+				want = files[0].Arch()
+			}
+			if got := pickArch(files, goarch).Arch(); got != want {
+				t.Errorf("pickArch(%s) = %s, want %s", goarch, got, want)
+			}
+		}
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	class := []byte{0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0x34, 0, 0x20, 7, 0, 0, 0, 0, 0}
+	for _, data := range [][]byte{nil, {}, {0x7f}, []byte("hello, world\n"), class, bytes.Repeat([]byte{0}, 100)} {
+		if _, err := NewBytes(data); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("NewBytes(%q): %v, want ErrUnknownFormat", data, err)
+		}
+	}
+	// Known magic, bad contents: an error, but not ErrUnknownFormat.
+	for _, data := range [][]byte{[]byte("\x7fELF\x02\x01\x01"), []byte("MZ\x00\x00"), {0xfe, 0xed, 0xfa, 0xcf, 0}, {0, 0, 0x8a, 0x97}} {
+		if _, err := NewBytes(data); err == nil || errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("NewBytes(%q): %v, want a format error", data, err)
+		}
+	}
+
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(empty); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("Open of an empty file: %v, want ErrUnknownFormat", err)
+	}
+	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open of a missing file: %v, want ErrNotExist", err)
+	}
+	if _, err := Open(dir); err == nil {
+		t.Error("Open of a directory succeeded")
+	}
+}
+
+// TestConcurrentClose checks that Close racing with readers neither crashes
+// nor trips the race detector.
+func TestConcurrentClose(t *testing.T) {
+	f, err := Open(objtest.Path(t, objtest.LinuxAMD64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				_, err1 := f.Sections()
+				_, err2 := f.SectionData(1)
+				_, err3 := f.LookupSymbol("runtime.text")
+				if errors.Is(err1, fs.ErrClosed) && errors.Is(err2, fs.ErrClosed) && errors.Is(err3, fs.ErrClosed) {
+					return
+				}
+			}
+		}()
+	}
+	f.Close()
+	wg.Wait()
+}
+
+func FuzzNewBytes(f *testing.F) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.DarwinARM64, objtest.WindowsAMD64, objtest.Plan9386} {
+		data := objtest.Binary(f, tg)
+		f.Add(data[:min(len(data), 4096)])
+	}
+	f.Add(objtest.Fat(f, objtest.Binary(f, objtest.DarwinARM64)[:4096]))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := NewBytes(data)
+		if err != nil {
+			return
+		}
+		objtest.CheckBytes(t, data, obj)
+	})
+}
