@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // Table is the Go symbol table of one executable. Building one decodes only
@@ -55,7 +56,7 @@ type Table struct {
 // Open opens the named executable and reads its Go symbol table. The file
 // stays mapped until Close.
 func Open(name string) (*Table, error) {
-	f, err := objectOpen(name)
+	f, err := object.Open(name)
 	if err != nil {
 		return nil, err
 	}
