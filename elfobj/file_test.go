@@ -317,18 +317,3 @@ func mustNew(t *testing.T, data []byte) objfile.Object {
 	}
 	return obj
 }
-
-func FuzzNewBytes(f *testing.F) {
-	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386} {
-		data := objtest.Binary(f, tg)
-		objtest.AddSeeds(f, data)
-		objtest.AddSeeds(f, objtest.StripSectionHeaders(f, data))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
-		if err != nil {
-			return
-		}
-		objtest.CheckBytes(t, data, obj)
-	})
-}

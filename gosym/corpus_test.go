@@ -134,4 +134,3 @@ func matchEmptyNames(got, want []string) {
 		}
 	}
 }
-
