@@ -106,9 +106,17 @@ type Entry struct {
 	Spec string `json:"spec"`
 }
 
+// DirEnv names an environment variable that, when set, overrides Dir:
+// for testing a corpus built elsewhere (e.g. the whole matrix with
+// "go run ./internal/corpus -budget 0 -out /tmp/full").
+const DirEnv = "GOSYM_CORPUS_DIR"
+
 // Dir returns the absolute path of the corpus directory,
-// testdata/corpus at the root of the repository.
+// testdata/corpus at the root of the repository, or $GOSYM_CORPUS_DIR.
 func Dir() string {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d
+	}
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
 		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
