@@ -354,23 +354,3 @@ func TestCorrupt(t *testing.T) {
 		})
 	}
 }
-
-func FuzzNewBytes(f *testing.F) {
-	data := objtest.Binary(f, objtest.DarwinARM64)
-	objtest.AddSeeds(f, data)
-	objtest.AddSeeds(f, objtest.Fat(f, data[:0x1000], data[:0x1000]))
-	f.Add(synth(binary.BigEndian, false))
-	f.Add(synth(binary.LittleEndian, true))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
-		if err == nil {
-			objtest.CheckBytes(t, data, obj)
-		}
-		files, err := NewFat(data)
-		if err == nil {
-			for _, f := range files {
-				objtest.CheckBytes(t, data, f)
-			}
-		}
-	})
-}

@@ -269,10 +269,11 @@ func TestConcurrentClose(t *testing.T) {
 
 func FuzzNewBytes(f *testing.F) {
 	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.DarwinARM64, objtest.WindowsAMD64, objtest.Plan9386} {
-		data := objtest.Binary(f, tg)
-		f.Add(data[:min(len(data), 4096)])
+		f.Add(objtest.Mini(f, objtest.Binary(f, tg)))
 	}
-	f.Add(objtest.Fat(f, objtest.Binary(f, objtest.DarwinARM64)[:4096]))
+	amd64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinAMD64))
+	arm64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64))
+	f.Add(objtest.Fat(f, amd64, arm64)[:0x4000+len(amd64)])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := NewBytes(data)
 		if err != nil {

@@ -212,16 +212,3 @@ func TestCorrupt(t *testing.T) {
 		})
 	}
 }
-
-func FuzzNewBytes(f *testing.F) {
-	for _, tg := range objtest.PE {
-		objtest.AddSeeds(f, objtest.Binary(f, tg))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
-		if err != nil {
-			return
-		}
-		objtest.CheckBytes(t, data, obj)
-	})
-}

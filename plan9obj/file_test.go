@@ -200,16 +200,3 @@ func mustNew(t *testing.T, data []byte) objfile.Object {
 	}
 	return obj
 }
-
-func FuzzNewBytes(f *testing.F) {
-	for _, tg := range objtest.Plan9 {
-		objtest.AddSeeds(f, objtest.Binary(f, tg))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
-		if err != nil {
-			return
-		}
-		objtest.CheckBytes(t, data, obj)
-	})
-}

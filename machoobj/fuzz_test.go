@@ -1,0 +1,52 @@
+package machoobj
+
+import (
+	"bytes"
+	"debug/macho"
+	"encoding/binary"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+func FuzzNewBytes(f *testing.F) {
+	for _, tg := range objtest.MachO {
+		f.Add(objtest.Mini(f, objtest.Binary(f, tg)))
+	}
+	amd64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinAMD64))
+	f.Add(objtest.Fat(f, amd64, objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64)))[:len(amd64)+0x4000])
+	f.Add(synth(binary.BigEndian, false))
+	f.Add(synth(binary.LittleEndian, true))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if obj, err := NewBytes(data); err == nil {
+			objtest.CheckBytes(t, data, obj)
+		}
+		if files, err := NewFat(data); err == nil {
+			for _, f := range files {
+				objtest.CheckBytes(t, data, f)
+			}
+		}
+	})
+}
+
+func TestMini(t *testing.T) {
+	data := objtest.Mini(t, objtest.Binary(t, objtest.DarwinARM64))
+	if len(data) > 16<<10 {
+		t.Errorf("mini file of %d bytes", len(data))
+	}
+	obj, err := NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objtest.CheckBytes(t, data, obj)
+	mf, err := macho.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := obj.Sections()
+	objtest.CompareSections(t, wantSections(mf, 0), want)
+	s := mf.Symtab.Syms[len(mf.Symtab.Syms)-1]
+	if got, err := obj.(*File).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
+		t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", s.Name, got, err, s.Value)
+	}
+}
