@@ -160,3 +160,5 @@ func loadBias(t *testing.T, tab *Table) uint64 {
 	rf := runtime.FuncForPC(pc)
 	return uint64(rf.Entry()) - f.Entry()
 }
+
+func runtimeVersion() string { return runtime.Version() }
