@@ -273,7 +273,7 @@ func FuzzNewBytes(f *testing.F) {
 	}
 	amd64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinAMD64))
 	arm64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64))
-	f.Add(objtest.Fat(f, amd64, arm64)[:0x4000+len(amd64)])
+	f.Add(objtest.Fat(f, amd64, arm64))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := NewBytes(data)
 		if err != nil {

@@ -32,7 +32,7 @@ func StripSectionHeaders(tb testing.TB, data []byte) []byte {
 }
 
 // Fat returns a Mach-O universal file holding the thin Mach-O files, each
-// aligned to 16 KiB as lipo aligns arm64 slices.
+// aligned to 4 KiB.
 func Fat(tb testing.TB, thin ...[]byte) []byte {
 	tb.Helper()
 	return fat(tb, false, thin)
@@ -45,7 +45,7 @@ func Fat64(tb testing.TB, thin ...[]byte) []byte {
 }
 
 func fat(tb testing.TB, wide bool, thin [][]byte) []byte {
-	const align = 14
+	const align = 12
 	magic, entsize := uint32(0xcafebabe), 20
 	if wide {
 		magic, entsize = 0xcafebabf, 32
