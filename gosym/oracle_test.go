@@ -298,6 +298,17 @@ func TestCrossBuildOracles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			bin := buildCorpusProgram(t, c.name, c.goos, c.goarch, c.flags, c.cgo)
 			oracleCheck(t, c.name, bin, minor, c.goos != "plan9")
+			obj, err := object.NewBytes(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := NewTable(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.GoVersion() != runtimeVersion() {
+				t.Errorf("GoVersion = %q, want %q", tab.GoVersion(), runtimeVersion())
+			}
 		})
 	}
 }
