@@ -80,6 +80,11 @@ func New(f *elf.File) objfile.Object {
 
 // sectionHeader converts an ELF section header.
 func sectionHeader(name string, typ elf.SectionType, flags elf.SectionFlag, addr, off, size uint64) objfile.SectionHeader {
+	if typ == elf.SHT_NULL {
+		// Section 0 is empty; with extended numbering, its size and link
+		// hold the section count and the name table's index.
+		return objfile.SectionHeader{Name: name}
+	}
 	h := objfile.SectionHeader{
 		Name:     name,
 		Addr:     addr,

@@ -32,6 +32,10 @@ func wantSections(ef *elf.File) []objfile.SectionHeader {
 		return want
 	}
 	for _, s := range ef.Sections {
+		if s.Type == elf.SHT_NULL {
+			want = append(want, objfile.SectionHeader{Name: s.Name})
+			continue
+		}
 		h := objfile.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.FileSize, Offset: s.Offset, FileSize: s.FileSize}
 		if s.Type == elf.SHT_NOBITS {
 			h.FileSize = 0
@@ -307,6 +311,36 @@ func TestCorrupt(t *testing.T) {
 		t.Errorf("LookupSymbol with a broken .symtab: %v, want ErrNoSymbol", err)
 	}
 	t.Log(err)
+}
+
+// TestExtendedNumbering checks the encoding for files with SHN_LORESERVE
+// sections or more: e_shnum and e_shstrndx move into section 0.
+func TestExtendedNumbering(t *testing.T) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxS390X} {
+		orig := objtest.Binary(t, tg)
+		want, _ := mustNew(t, orig).Sections()
+		ef, err := elf.NewFile(bytes.NewReader(orig))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := bytes.Clone(orig)
+		o := ef.ByteOrder
+		shoff, shnumAt, sizeAt, linkAt := uint64(o.Uint32(data[32:])), 48, 20, 24
+		if ef.Class == elf.ELFCLASS64 {
+			shoff, shnumAt, sizeAt, linkAt = o.Uint64(data[40:]), 60, 32, 40
+		}
+		shstrndx := o.Uint16(data[shnumAt+2:])
+		o.PutUint16(data[shnumAt:], 0)
+		o.PutUint16(data[shnumAt+2:], uint16(elf.SHN_XINDEX))
+		if ef.Class == elf.ELFCLASS64 {
+			o.PutUint64(data[shoff+uint64(sizeAt):], uint64(len(want)))
+		} else {
+			o.PutUint32(data[shoff+uint64(sizeAt):], uint32(len(want)))
+		}
+		o.PutUint32(data[shoff+uint64(linkAt):], uint32(shstrndx))
+		got, _ := mustNew(t, data).Sections()
+		objtest.CompareSections(t, got, want)
+	}
 }
 
 func mustNew(t *testing.T, data []byte) objfile.Object {

@@ -136,9 +136,6 @@ func decode(data []byte) (*File, error) {
 			return nil, formatError("section 0 has type %v, want SHT_NULL", s.typ)
 		}
 		shnum = s.size
-		if shnum < uint64(elf.SHN_LORESERVE) {
-			return nil, formatError("extended section count %d below SHN_LORESERVE", shnum)
-		}
 		if shstrndx == uint64(elf.SHN_XINDEX) {
 			shstrndx = uint64(s.link)
 		}
