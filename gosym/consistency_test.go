@@ -1,18 +1,6 @@
 package gosym
 
-import (
-	"os"
-	"testing"
-)
-
-func selfTable(t testing.TB) *Table {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip("no executable path:", err)
-	}
-	return openTestTable(t, exe)
-}
+import "testing"
 
 // TestLinesAgreeWithResolve checks that Lines partitions every function
 // into ranges whose innermost frame is what ResolveLocations reports at

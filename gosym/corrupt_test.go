@@ -89,7 +89,7 @@ func exercise(t testing.TB, tab *Table, pcs []uint64) {
 // TestCorruptPclntab truncates and damages the pclntab of this test binary
 // and checks that nothing panics and every error wraps ErrCorrupted.
 func TestCorruptPclntab(t *testing.T) {
-	m := cloneObject(t, selfTable(t).obj(t))
+	m := cloneObject(t, selfObject(t))
 	i := m.section(".gopclntab")
 	if i < 0 {
 		t.Skip("no .gopclntab")

@@ -1,7 +1,6 @@
 package gosym
 
 import (
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,11 +11,7 @@ import (
 // The runtime hides compiler-generated wrapper frames and prints generic
 // names as pkg.F[...]; the comparison applies the same rules to our answers.
 func TestRuntimeFrames(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip("no executable path:", err)
-	}
-	tab := openTestTable(t, exe)
+	tab := selfTable(t)
 	if tab.GoVersion() != runtime.Version() {
 		t.Errorf("GoVersion = %q, runtime says %q", tab.GoVersion(), runtime.Version())
 	}
