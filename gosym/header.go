@@ -25,6 +25,7 @@ type header struct {
 	rd        reader
 	quantum   uint32
 	nfunc     uint64
+	nfiles    uint64 // 1.16+
 	textStart uint64 // header word of 1.18–1.25; 0 otherwise
 
 	names, pctab, funcs, functab []byte
@@ -113,7 +114,7 @@ func parseHeader(data []byte) (*header, error) {
 	if size < 8+nwords*p {
 		return nil, corrupt("pclntab header truncated")
 	}
-	h.nfunc = word(0)
+	h.nfunc, h.nfiles = word(0), word(1)
 	i := uint64(2)
 	if m != magic116 {
 		h.textStart = word(2)

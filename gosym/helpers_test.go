@@ -43,3 +43,17 @@ func selfPath(t testing.TB) string {
 	}
 	return exe
 }
+
+func TestInfo(t *testing.T) {
+	tab := selfTable(t)
+	in := tab.Info()
+	if in.Version != "1.20" || in.FoundBy != "section .gopclntab" || in.ModuledataFoundBy == "" ||
+		in.NumFuncs != tab.NumFunctions() || in.NumFiles == 0 || in.TextStart >= in.TextEnd {
+		t.Errorf("Info() = %+v", in)
+	}
+	f, err := tab.ResolveFunction(in.TextStart)
+	if err != nil || f.Entry() != in.TextStart {
+		t.Errorf("first function: %v %v", f.Entry(), err)
+	}
+	t.Log(in)
+}

@@ -1,6 +1,7 @@
 package gosym
 
 import (
+	"fmt"
 	"bytes"
 	"sync"
 
@@ -24,7 +25,7 @@ func NewTable(obj object.Object) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, addr, err := findPclntab(obj, secs, mem)
+	data, addr, foundBy, err := findPclntab(obj, secs, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -33,6 +34,7 @@ func NewTable(obj object.Object) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{h: h, data: data, addr: addr, mem: mem}
+	t.foundBy.pclntab = foundBy
 	t.version = buildinfo.Version(obj, secs, mem)
 	if t.version == "" {
 		t.version = symbolVersion(obj, mem)
@@ -67,8 +69,9 @@ func NewTable(obj object.Object) (*Table, error) {
 // pclntabSections are the section names the linkers give the pclntab.
 var pclntabSections = []string{".gopclntab", ".data.rel.ro.gopclntab", "__gopclntab"}
 
-// findPclntab returns the pclntab bytes and their address.
-func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) ([]byte, uint64, error) {
+// findPclntab returns the pclntab bytes, their address, and how they were
+// found.
+func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) ([]byte, uint64, string, error) {
 	for i, s := range secs {
 		for _, name := range pclntabSections {
 			if s.Name != name {
@@ -76,10 +79,10 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 			}
 			data, err := obj.SectionData(i)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, "", err
 			}
 			if _, _, ok := parseMagic(data); ok {
-				return data, s.Addr, nil
+				return data, s.Addr, "section " + name, nil
 			}
 		}
 	}
@@ -91,7 +94,7 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 				continue
 			}
 			if data := mem.Slice(start.Addr, end.Addr-start.Addr); data != nil {
-				return data, start.Addr, nil
+				return data, start.Addr, "symbol " + pre + "pclntab", nil
 			}
 		}
 	}
@@ -107,11 +110,19 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 				continue
 			}
 			if off, ok := scanPclntab(sec); ok {
-				return sec[off:], s.Addr + uint64(off), nil
+				return sec[off:], s.Addr + uint64(off), "scan of " + sectionName(s), nil
 			}
 		}
 	}
-	return nil, 0, ErrNoTable
+	return nil, 0, "", ErrNoTable
+}
+
+// sectionName names a section in messages.
+func sectionName(s object.SectionHeader) string {
+	if s.Name == "" {
+		return fmt.Sprintf("segment at %#x", s.Addr)
+	}
+	return "section " + s.Name
 }
 
 // scanPclntab finds the first plausible pclntab header in b.

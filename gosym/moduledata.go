@@ -59,6 +59,7 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	for i, s := range secs {
 		if s.Name == ".go.module" || s.Name == "__go_module" {
 			if b, err := obj.SectionData(i); err == nil && try(b) {
+				t.foundBy.moduledata = "section " + s.Name
 				return nil
 			}
 		}
@@ -66,6 +67,7 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	sl, hasSyms := obj.(object.SymbolLookup)
 	if hasSyms {
 		if sym, err := sl.LookupSymbol("runtime.firstmoduledata"); err == nil && try(t.mem.From(sym.Addr)) {
+			t.foundBy.moduledata = "symbol runtime.firstmoduledata"
 			return nil
 		}
 	}
@@ -95,6 +97,7 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 				break
 			}
 			if try(b[off+j:]) {
+				t.foundBy.moduledata = "scan of " + sectionName(s)
 				return nil
 			}
 			off += j + p
@@ -109,6 +112,7 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 		}
 		if err1 == nil && err2 == nil {
 			t.text, t.gofunc = text.Addr, gofunc.Addr
+			t.foundBy.moduledata = "symbols runtime.text and go:func.*"
 			return nil
 		}
 	}

@@ -39,6 +39,8 @@ type Table struct {
 	gofunc    uint64        // moduledata.gofunc: base of 1.18+ funcdata offsets
 	mem       *addrspace.Space
 
+	foundBy struct{ pclntab, moduledata string }
+
 	names, files *strtab
 	version      string // from build info; "" if none
 	wrapper      wrapperCache

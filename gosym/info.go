@@ -1,0 +1,66 @@
+package gosym
+
+import "fmt"
+
+// Info describes a Table: the layout of its pclntab and where it was found.
+type Info struct {
+	// Version names the pclntab layout by the releases that write it:
+	// "1.2", "1.16", "1.18" or "1.20" (used by every release since).
+	Version   string
+	Magic     uint32 // the pclntab's first word
+	PtrSize   int    // 4 or 8
+	Quantum   int    // instruction size unit: 1, 2 or 4
+	BigEndian bool
+
+	PclntabAddr uint64 // link-time address of the pclntab
+	PclntabSize uint64 // bytes from its header to the end of what holds it
+	// TextStart and TextEnd bound the functions: the first entry and the
+	// end of the last function.
+	TextStart, TextEnd uint64
+	NumFuncs           int // entries of the function table
+	NumFiles           int // distinct file names (0 before Go 1.16, which does not count them)
+
+	// FoundBy says how the pclntab was found: "section .gopclntab",
+	// "symbol runtime.pclntab", "scan of section .rdata", ...
+	FoundBy string
+	// ModuledataFoundBy says how the moduledata (Go 1.18+) was found;
+	// "" when it was not needed.
+	ModuledataFoundBy string
+}
+
+// Info describes the table.
+func (t *Table) Info() Info {
+	in := Info{
+		Magic:             uint32(t.h.magic),
+		PtrSize:           t.h.rd.ptrSize,
+		Quantum:           int(t.h.quantum),
+		BigEndian:         t.h.rd.bigEndian,
+		PclntabAddr:       t.addr,
+		PclntabSize:       uint64(len(t.data)),
+		NumFuncs:          int(t.h.nfunc),
+		FoundBy:           t.foundBy.pclntab,
+		ModuledataFoundBy: t.foundBy.moduledata,
+	}
+	switch t.h.magic {
+	case magic12:
+		in.Version = "1.2"
+	case magic116:
+		in.Version = "1.16"
+	case magic118:
+		in.Version = "1.18"
+	default:
+		in.Version = "1.20"
+	}
+	if t.h.magic != magic12 {
+		in.NumFiles = int(t.h.nfiles)
+	}
+	if t.h.nfunc > 0 {
+		in.TextStart, in.TextEnd = t.entryAt(0), t.entryAt(t.h.nfunc)
+	}
+	return in
+}
+
+// String formats the magic as the runtime's source does.
+func (in Info) String() string {
+	return fmt.Sprintf("pclntab %s (magic %#x, ptrsize %d, quantum %d)", in.Version, in.Magic, in.PtrSize, in.Quantum)
+}
