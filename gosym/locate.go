@@ -1,8 +1,8 @@
 package gosym
 
 import (
-	"fmt"
 	"bytes"
+	"fmt"
 	"sync"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
