@@ -196,14 +196,15 @@ func (f Function) fileName(fno int32) string {
 }
 
 // globalFile resolves a 1-based index into the file table of Go 1.2–1.15.
+// The table's count is the number of files in 1.2–1.7 and one more from 1.8
+// (spec §1.2), so index count is valid in the former; a valid 1.8+ table
+// never uses it, so it is accepted whatever the release.
 func (t *Table) globalFile(fno int32) string {
 	if fno < 1 {
 		return ""
 	}
 	n, _ := t.h.rd.u32At(t.h.filetab, 0)
-	// The count is the number of files plus one from 1.8, the number of
-	// files before (spec §1.2).
-	if uint32(fno) > n || (uint32(fno) == n && t.l.minor >= 8) {
+	if uint32(fno) > n {
 		return ""
 	}
 	off, ok := t.h.rd.u32At(t.h.filetab, 4*uint64(fno))

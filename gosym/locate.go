@@ -39,6 +39,11 @@ func NewTable(obj object.Object) (*Table, error) {
 	if t.version == "" {
 		t.version = symbolVersion(obj, mem)
 	}
+	if t.version == "" && h.magic == magic12 {
+		// Before Go 1.13 there is no build info; without symbols the
+		// version string is found in the data.
+		t.version = buildinfo.ScanVersion(obj, secs, addr, uint64(len(data)), 2, 12)
+	}
 	minor := parseMinor(t.version)
 	lo, hi := minorRange(h.magic)
 	t.wrapper.known = minor >= lo && minor <= hi

@@ -31,19 +31,23 @@ func Version(obj objfile.Object, secs []objfile.SectionHeader, mem *addrspace.Sp
 }
 
 // candidates returns the sections that may hold the blob: the dedicated
-// section where the format has one, else the first writable data section.
+// section where the format has one, else the writable data sections in
+// order (the linkers put the blob at the start of the first one, but a
+// position-independent ELF file without section headers has a writable
+// relro segment before it).
 func candidates(secs []objfile.SectionHeader) []int {
 	for i, s := range secs {
 		if s.Name == ".go.buildinfo" || s.Name == "__go_buildinfo" {
 			return []int{i}
 		}
 	}
+	var idx []int
 	for i, s := range secs {
 		if s.Flags&objfile.SectionWrite != 0 && s.Flags&objfile.SectionExec == 0 && s.FileSize > 0 {
-			return []int{i}
+			idx = append(idx, i)
 		}
 	}
-	return nil
+	return idx
 }
 
 // scan finds the blob at a 16-byte aligned offset of data and decodes it.
