@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// infoJSON is the output of info -json; the field names are documented in
+// the command doc.
+type infoJSON struct {
+	File              string `json:"file"`
+	Format            string `json:"format"`
+	Arch              string `json:"arch"`
+	GoVersion         string `json:"go_version"`
+	PclntabVersion    string `json:"pclntab_version"`
+	Magic             string `json:"magic"`
+	PtrSize           int    `json:"ptr_size"`
+	Quantum           int    `json:"quantum"`
+	ByteOrder         string `json:"byte_order"`
+	PclntabAddr       string `json:"pclntab_addr"`
+	PclntabSize       uint64 `json:"pclntab_size"`
+	FoundBy           string `json:"found_by"`
+	ModuledataFoundBy string `json:"moduledata_found_by"`
+	Functions         int    `json:"functions"`
+	Files             int    `json:"files"`
+	FilesCounted      bool   `json:"files_counted"`
+	TextStart         string `json:"text_start"`
+	TextEnd           string `json:"text_end"`
+	Symbols           bool   `json:"symbols"`
+	DWARF             bool   `json:"dwarf"`
+	Stripped          bool   `json:"stripped"`
+}
+
+func runInfo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newFlags("info", "gosym info [-json] BINARY",
+		`Info describes the binary (object format, architecture, the Go release that
+built it) and its Go symbol table (pclntab layout, where it was found, the
+number of functions and files, the text range), and says whether the binary
+is stripped: whether it lacks a symbol table.
+`)
+	jsonOut := f.Bool("json", false, "write a JSON object (see the command doc for its fields)")
+	pos, status, ok := f.parse(args, 1, 1, stdout, stderr)
+	if !ok {
+		return status
+	}
+	b, err := openBinary(pos[0])
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	defer b.Close()
+
+	in := b.tab.Info()
+	j := infoJSON{
+		File:              b.path,
+		Format:            b.obj.Format(),
+		Arch:              b.obj.Arch(),
+		GoVersion:         b.tab.GoVersion(),
+		PclntabVersion:    in.Version,
+		Magic:             fmt.Sprintf("%#x", in.Magic),
+		PtrSize:           in.PtrSize,
+		Quantum:           in.Quantum,
+		ByteOrder:         "little",
+		PclntabAddr:       hex(in.PclntabAddr),
+		PclntabSize:       in.PclntabSize,
+		FoundBy:           in.FoundBy,
+		ModuledataFoundBy: in.ModuledataFoundBy,
+		Functions:         in.NumFuncs,
+		Files:             in.NumFiles,
+		TextStart:         hex(in.TextStart),
+		TextEnd:           hex(in.TextEnd),
+		Symbols:           hasSymbols(b.obj),
+		DWARF:             hasDWARF(b.obj),
+	}
+	j.Stripped = !j.Symbols
+	if in.BigEndian {
+		j.ByteOrder = "big"
+	}
+	if j.Files == 0 && in.NumFuncs > 0 {
+		// Tables before Go 1.16 do not count their files.
+		n, err := countFiles(b.tab)
+		if err != nil {
+			return errorf(stderr, "%v", fileError(b.path, err))
+		}
+		j.Files, j.FilesCounted = n, true
+	}
+
+	if *jsonOut {
+		enc := newJSONLines(stdout)
+		enc.enc.SetIndent("", "  ")
+		if err := enc.write(j); err != nil {
+			return errorf(stderr, "%v", err)
+		}
+		return exitOK
+	}
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	orUnknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 8, 1, ' ', 0)
+	fmt.Fprintf(tw, "file:\t%s\n", j.File)
+	fmt.Fprintf(tw, "format:\t%s\n", j.Format)
+	fmt.Fprintf(tw, "arch:\t%s\n", orUnknown(j.Arch))
+	fmt.Fprintf(tw, "go version:\t%s\n", orUnknown(j.GoVersion))
+	fmt.Fprintf(tw, "pclntab:\tGo %s layout (magic %s, pointer size %d, quantum %d, %s-endian)\n",
+		j.PclntabVersion, j.Magic, j.PtrSize, j.Quantum, j.ByteOrder)
+	fmt.Fprintf(tw, "pclntab at:\t%s, %d bytes\n", j.PclntabAddr, j.PclntabSize)
+	fmt.Fprintf(tw, "pclntab found by:\t%s\n", j.FoundBy)
+	if j.ModuledataFoundBy != "" {
+		fmt.Fprintf(tw, "moduledata found by:\t%s\n", j.ModuledataFoundBy)
+	}
+	fmt.Fprintf(tw, "functions:\t%d\n", j.Functions)
+	if j.FilesCounted {
+		fmt.Fprintf(tw, "files:\t%d (counted from the line tables)\n", j.Files)
+	} else {
+		fmt.Fprintf(tw, "files:\t%d\n", j.Files)
+	}
+	fmt.Fprintf(tw, "text:\t%s-%s (%d bytes)\n", j.TextStart, j.TextEnd, in.TextEnd-in.TextStart)
+	fmt.Fprintf(tw, "symbols:\t%s\n", yesNo[j.Symbols])
+	fmt.Fprintf(tw, "dwarf:\t%s\n", yesNo[j.DWARF])
+	fmt.Fprintf(tw, "stripped:\t%s\n", yesNo[j.Stripped])
+	if err := tw.Flush(); err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	return exitOK
+}
+
+// hasSymbols reports whether obj has a symbol table: whether it can look up
+// one of the symbols every Go executable defines (runtime.text and
+// runtime.pclntab; pclntab in Go 1.2; main.main).
+func hasSymbols(obj object.SymbolLookup) bool {
+	for _, name := range []string{"runtime.text", "runtime.pclntab", "pclntab", "main.main"} {
+		if _, err := obj.LookupSymbol(name); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDWARF reports whether obj has DWARF debugging information.
+func hasDWARF(obj object.Object) bool {
+	secs, err := obj.Sections()
+	if err != nil {
+		return false
+	}
+	for _, s := range secs {
+		switch s.Name {
+		case ".debug_info", ".zdebug_info", "__debug_info", "__zdebug_info":
+			return true
+		}
+	}
+	return false
+}
+
+// countFiles counts the distinct files of every function's line table.
+func countFiles(tab *gosym.Table) (int, error) {
+	files := make(map[string]bool)
+	var lines gosym.LinesResult
+	for fn, err := range tab.Functions() {
+		if err != nil {
+			return 0, err
+		}
+		lines, err = fn.Lines(lines)
+		if err != nil {
+			return 0, err
+		}
+		for _, l := range lines.FunctionLines {
+			if l.File != "" {
+				files[l.File] = true
+			}
+		}
+	}
+	return len(files), nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gosym-dev/gosym/gosym"
+)
+
+// inlineJSON is one line of inlines -json.
+type inlineJSON struct {
+	Name      string `json:"name"`
+	File      string `json:"file"`
+	StartLine uint32 `json:"start_line"`
+}
+
+// inlineCallJSON is one line of inlines -tree -json.
+type inlineCallJSON struct {
+	Depth    int         `json:"depth"`
+	CallFile string      `json:"call_file"`
+	CallLine uint32      `json:"call_line"`
+	Name     string      `json:"name"`
+	Ranges   [][2]string `json:"ranges"`
+}
+
+func runInlines(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newFlags("inlines", "gosym inlines [-json] [-tree] BINARY FUNC",
+		`Inlines lists every function inlined into the function FUNC (a symbol
+name, or an address with 0x inside it), directly or not, once each: its
+NAME and FILE:STARTLINE, separated by a tab (STARTLINE is 0 before Go 1.20).
+
+With -tree it shows what was inlined where: the tree of inlined calls that
+own instructions, each with its call site (file:line in the caller) and the
+PC ranges of its instructions and of the calls inlined into it.
+`)
+	jsonOut := f.Bool("json", false, "write one JSON object per line (see the command doc)")
+	tree := f.Bool("tree", false, "print the tree of inlined calls with call sites and PC ranges")
+	pos, status, ok := f.parse(args, 2, 2, stdout, stderr)
+	if !ok {
+		return status
+	}
+	b, err := openBinary(pos[0])
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	defer b.Close()
+	fn, err := b.lookupFunc(pos[1])
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+
+	w := bufio.NewWriter(stdout)
+	enc := newJSONLines(w)
+	if *tree {
+		root, err := inlineTree(fn)
+		if err != nil {
+			return errorf(stderr, "%v", fileError(b.path, err))
+		}
+		if !*jsonOut {
+			if fn.StartLine() > 0 {
+				fmt.Fprintf(w, "%s %s\n", fn.Name(), fileLine(fn.File(), fn.StartLine()))
+			} else {
+				fmt.Fprintf(w, "%s %s\n", fn.Name(), fn.File())
+			}
+		}
+		var walk func(n *inlineCall, depth int)
+		walk = func(n *inlineCall, depth int) {
+			for _, c := range n.calls {
+				if *jsonOut {
+					j := inlineCallJSON{Depth: depth, CallFile: c.callFile, CallLine: c.callLine, Name: c.name}
+					for _, r := range c.ranges {
+						j.Ranges = append(j.Ranges, [2]string{hex(r[0]), hex(r[1])})
+					}
+					enc.write(j)
+				} else {
+					fmt.Fprintf(w, "%s%s %s", strings.Repeat("  ", depth),
+						fileLine(baseName(c.callFile), c.callLine), c.name)
+					for _, r := range c.ranges {
+						fmt.Fprintf(w, " [%#x,%#x)", r[0], r[1])
+					}
+					w.WriteByte('\n')
+				}
+				walk(c, depth+1)
+			}
+		}
+		walk(root, 1)
+	} else {
+		inl, err := fn.InlineFunctions(nil)
+		if err != nil {
+			return errorf(stderr, "%v", fileError(b.path, err))
+		}
+		for _, in := range inl {
+			if *jsonOut {
+				enc.write(inlineJSON{in.Name, in.File, in.StartLine})
+				continue
+			}
+			fmt.Fprintf(w, "%s\t%s\n", in.Name, fileLine(in.File, in.StartLine))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	return exitOK
+}
+
+// An inlineCall is a node of the tree of inlined calls of a function: a
+// call of name at callFile:callLine in its parent, whose code (with the
+// calls inlined into it) occupies ranges.
+type inlineCall struct {
+	name     string
+	callFile string
+	callLine uint32
+	ranges   [][2]uint64 // [lo, hi), in address order, adjacent ones merged
+	calls    []*inlineCall
+}
+
+// child returns n's child for a call of name at file:line, adding it.
+func (n *inlineCall) child(name, file string, line uint32) *inlineCall {
+	for _, c := range n.calls {
+		if c.name == name && c.callFile == file && c.callLine == line {
+			return c
+		}
+	}
+	c := &inlineCall{name: name, callFile: file, callLine: line}
+	n.calls = append(n.calls, c)
+	return c
+}
+
+func (n *inlineCall) addRange(lo, hi uint64) {
+	if k := len(n.ranges); k > 0 && n.ranges[k-1][1] == lo {
+		n.ranges[k-1][1] = hi
+		return
+	}
+	n.ranges = append(n.ranges, [2]uint64{lo, hi})
+}
+
+// inlineTree builds the tree of fn's inlined calls from the inline stacks
+// of its line ranges. Its children come in the order of their first
+// instruction. Calls at the same line of the same caller are merged.
+func inlineTree(fn gosym.Function) (*inlineCall, error) {
+	lines, err := fn.Lines(gosym.LinesResult{})
+	if err != nil {
+		return nil, err
+	}
+	root := &inlineCall{name: fn.Name()}
+	var locs []gosym.Location
+	for _, l := range lines.FunctionLines {
+		locs, err = fn.ResolveLocations(l.PCLo, locs)
+		if err != nil {
+			return nil, err
+		}
+		// locs is innermost first; walk from the physical function in.
+		n := root
+		for i := len(locs) - 2; i >= 0; i-- {
+			caller := locs[i+1]
+			n = n.child(locs[i].Function, caller.File, caller.Line)
+			n.addRange(l.PCLo, l.PCHi)
+		}
+	}
+	return root, nil
+}
+
+// fileLine formats file:line for text output, with "?" for an unknown file.
+func fileLine(file string, line uint32) string {
+	if file == "" {
+		file = "?"
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}

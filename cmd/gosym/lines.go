@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/gosym-dev/gosym/gosym"
+)
+
+// lineJSON is one line of lines -json.
+type lineJSON struct {
+	Lo       string `json:"lo"`
+	Hi       string `json:"hi"`
+	Function string `json:"function"`
+	File     string `json:"file"`
+	Line     uint32 `json:"line"`
+	ParentPC string `json:"parent_pc"`
+}
+
+func runLines(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newFlags("lines", "gosym lines [-json] BINARY FUNC",
+		`Lines prints the PC ranges of the function FUNC (a symbol name, or an
+address with 0x inside it) over which function, file and line are constant:
+LO, HI (one past the range), FUNCTION (the innermost inlined function, or
+FUNC itself), FILE:LINE and, for inlined code, PARENTPC, a PC whose location
+is the call site; separated by tabs.
+`)
+	jsonOut := f.Bool("json", false, "write one JSON object per range (see the command doc)")
+	pos, status, ok := f.parse(args, 2, 2, stdout, stderr)
+	if !ok {
+		return status
+	}
+	b, err := openBinary(pos[0])
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	defer b.Close()
+	fn, err := b.lookupFunc(pos[1])
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	lines, err := fn.Lines(gosym.LinesResult{})
+	if err != nil {
+		return errorf(stderr, "%v", fileError(b.path, err))
+	}
+
+	w := bufio.NewWriter(stdout)
+	enc := newJSONLines(w)
+	for _, l := range lines.FunctionLines {
+		if *jsonOut {
+			j := lineJSON{
+				Lo:       hex(l.PCLo),
+				Hi:       hex(l.PCHi),
+				Function: l.Name,
+				File:     l.File,
+				Line:     l.Line,
+			}
+			if l.ParentPC != 0 {
+				j.ParentPC = hex(l.ParentPC)
+			}
+			enc.write(j)
+			continue
+		}
+		fmt.Fprintf(w, "%#x\t%#x\t%s\t%s", l.PCLo, l.PCHi, l.Name, fileLine(l.File, l.Line))
+		if l.ParentPC != 0 {
+			fmt.Fprintf(w, "\t%#x", l.ParentPC)
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	return exitOK
+}
