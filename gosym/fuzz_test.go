@@ -1,0 +1,184 @@
+package gosym
+
+import (
+	"encoding/binary"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// fuzzBases are real binaries, one per pclntab layout, that the fuzz
+// target damages: the fuzzer picks a base, overwrites some bytes of its
+// pclntab (or of the funcdata it points to) and truncates it.
+var fuzzBases = struct {
+	once sync.Once
+	objs []*memObject
+	pcs  [][]uint64
+}{}
+
+var fuzzBaseNames = []string{
+	"go1.5.4.linux-amd64",   // 0xfffffffb, family A
+	"go1.12.17.linux-amd64", // 0xfffffffb, family B, 20-byte inline records
+	"go1.16.15.linux-amd64", // 0xfffffffa
+	"go1.18.10.linux-amd64", // 0xfffffff0
+	"go1.26.8.linux-amd64",  // 0xfffffff1, moduledata in .go.module
+}
+
+func loadFuzzBases(t testing.TB) {
+	fuzzBases.once.Do(func() {
+		entries, err := testcorpus.Entries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range fuzzBaseNames {
+			for _, e := range entries {
+				if e.Name != want {
+					continue
+				}
+				bin, err := e.Binary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				obj, err := object.NewBytes(bin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tab, err := NewTable(obj)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fuzzBases.objs = append(fuzzBases.objs, cloneObject(t, obj))
+				fuzzBases.pcs = append(fuzzBases.pcs, samplePCs(t, tab, 64))
+			}
+		}
+	})
+	if len(fuzzBases.objs) == 0 {
+		t.Skip("no corpus binaries")
+	}
+}
+
+// damaged returns a copy of base whose section sec has patch written at
+// off (modulo its size) and is cut to at most trunc bytes (0: not cut).
+func damaged(base *memObject, sec int, off uint32, patch []byte, trunc uint32) *memObject {
+	m := &memObject{order: base.order, hdrs: append([]object.SectionHeader(nil), base.hdrs...), data: append([][]byte(nil), base.data...)}
+	d := append([]byte(nil), base.data[sec]...)
+	if len(d) > 0 {
+		at := int(off % uint32(len(d)))
+		copy(d[at:], patch)
+	}
+	if trunc != 0 && int(trunc) < len(d) {
+		d = d[:trunc]
+	}
+	m.data[sec] = d
+	m.hdrs[sec].FileSize = uint64(len(d))
+	return m
+}
+
+// FuzzTable damages the pclntab, moduledata or funcdata of real binaries
+// of every layout and checks that building a Table and every lookup either
+// work or fail with the promised errors, without panicking or hanging.
+func FuzzTable(f *testing.F) {
+	loadFuzzBases(f)
+	for i := range fuzzBases.objs {
+		f.Add(uint8(i), uint8(0), uint32(0), []byte{}, uint32(0))
+		f.Add(uint8(i), uint8(0), uint32(8), []byte{0xff, 0xff, 0xff, 0x7f}, uint32(0)) // nfunc
+		f.Add(uint8(i), uint8(0), uint32(0), []byte{}, uint32(100000))
+		f.Add(uint8(i), uint8(1), uint32(0x58), []byte{1, 2, 3, 4, 5, 6, 7, 8}, uint32(0))
+		f.Add(uint8(i), uint8(2), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
+	}
+	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
+		base := fuzzBases.objs[int(which)%len(fuzzBases.objs)]
+		pcs := fuzzBases.pcs[int(which)%len(fuzzBases.objs)]
+		// Targets: the pclntab, the moduledata section, read-only data
+		// (funcdata and inline trees before Go 1.26).
+		names := [][]string{{".gopclntab"}, {".go.module", ".noptrdata"}, {".rodata"}}
+		sec := -1
+		for _, n := range names[int(target)%len(names)] {
+			if sec = base.section(n); sec >= 0 {
+				break
+			}
+		}
+		if sec < 0 {
+			return
+		}
+		tab, err := NewTable(damaged(base, sec, off, patch, trunc))
+		if err != nil {
+			if !errors.Is(err, ErrCorrupted) && !errors.Is(err, ErrNoTable) {
+				t.Fatalf("NewTable: unexpected error %v", err)
+			}
+			return
+		}
+		exercise(t, tab, pcs)
+	})
+}
+
+// TestCyclicInlineTree makes an inlined call's parent PC point back into
+// the call itself: the walk to the physical function must end with
+// ErrCorrupted.
+func TestCyclicInlineTree(t *testing.T) {
+	loadFuzzBases(t)
+	base := fuzzBases.objs[len(fuzzBases.objs)-1] // Go 1.26: records {funcID, nameOff, parentPc, startLine}
+	tab, err := NewTable(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Find an inlined PC and the address of its record.
+	for _, pc := range fuzzBases.pcs[len(fuzzBases.pcs)-1] {
+		f, err := tab.ResolveFunction(pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, ok, err := f.inlineTree()
+		if err != nil || !ok {
+			continue
+		}
+		ix := tab.pcvalue(tree.index, f.Entry(), pc)
+		if ix < 0 {
+			continue
+		}
+		addr, _ := f.funcdata(tab.l.funcdataInlTree)
+		recAddr := addr + uint64(ix)*uint64(tab.l.inlRecordSize)
+		for sec, h := range base.hdrs {
+			if recAddr < h.Addr || recAddr >= h.Addr+uint64(len(base.data[sec])) {
+				continue
+			}
+			var patch [4]byte
+			binary.LittleEndian.PutUint32(patch[:], uint32(pc-f.Entry())) // parentPc = pc itself
+			m := damaged(base, sec, uint32(recAddr-h.Addr+8), patch[:], 0)
+			bad, err := NewTable(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bad.ResolveLocations(pc, nil); !errors.Is(err, ErrCorrupted) {
+				t.Fatalf("ResolveLocations on a cyclic tree: %v, want ErrCorrupted", err)
+			}
+			return
+		}
+	}
+	t.Fatal("no inlined PC found to damage")
+}
+
+// TestHugeCounts gives the header absurd counts and checks that they are
+// rejected before anything is allocated for them.
+func TestHugeCounts(t *testing.T) {
+	loadFuzzBases(t)
+	for i, base := range fuzzBases.objs {
+		sec := base.section(".gopclntab")
+		for _, n := range []uint64{1 << 31, 1 << 40, 1<<64 - 1} {
+			var patch [8]byte
+			binary.LittleEndian.PutUint64(patch[:], n)
+			m := damaged(base, sec, 8, patch[:], 0) // nfunc
+			var err error
+			allocs := testing.AllocsPerRun(1, func() { _, err = NewTable(m) })
+			if !errors.Is(err, ErrCorrupted) {
+				t.Errorf("%s: nfunc %#x: NewTable = %v, want ErrCorrupted", fuzzBaseNames[i], n, err)
+			}
+			if allocs > 100 {
+				t.Errorf("%s: nfunc %#x: %v allocations", fuzzBaseNames[i], n, allocs)
+			}
+		}
+	}
+}
