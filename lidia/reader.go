@@ -1,0 +1,439 @@
+package lidia
+
+import (
+	"bytes"
+	"hash/crc32"
+	"math"
+	"os"
+	"sync/atomic"
+	"unsafe"
+)
+
+// noParent marks a range without an enclosing range in Reader.parent.
+const noParent = math.MaxUint32
+
+// Reader looks up addresses in a Lidia file. It is safe for concurrent use
+// by several goroutines, except that Close must not run concurrently with
+// Lookup. The strings it returns stay valid after Close.
+type Reader struct {
+	data  []byte       // the whole file: a mapping, or the caller's bytes
+	unmap func() error // releases the mapping; nil if none
+
+	n     int    // number of ranges
+	va    []byte // VA table
+	vaW   int    // 4 or 8
+	rng   []byte // range table
+	fW    int    // 4 or 8
+	strs  []byte // strings table, copied to the heap
+	lines []byte // line tables
+	lW    int    // 2 or 4
+	nl    uint64 // number of line entries
+
+	// parent[i] is the range at depth-1 that holds range i, for files
+	// whose ranges nest (see the package documentation); nil for other
+	// files, which Lookup reads with Pyroscope's backward walk.
+	parent []uint32
+
+	o      options
+	closed atomic.Bool
+}
+
+// Open opens the named Lidia file. The file is mapped read-only where the
+// operating system allows (Unix), else read into memory; Close releases it.
+// The strings table is copied to the heap when the file is opened, so the
+// strings Lookup returns stay valid after Close. Options: WithCRC verifies
+// the checksums; WithLines, WithFiles and WithInlines set to false make
+// Lookup leave out lines, files or inlined frames.
+func Open(name string, opts ...Option) (*Reader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if size < headerSize {
+		return nil, corrupt("file of %d bytes has no header", size)
+	}
+	if size != int64(int(size)) {
+		return nil, corrupt("file of %d bytes too large", size)
+	}
+	data, unmap, err := mmapFile(f, int(size))
+	if err != nil {
+		// No mapping here (or it failed): read the file.
+		data, err = os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		unmap = nil
+	}
+	r, err := NewReader(data, opts...)
+	if err != nil {
+		if unmap != nil {
+			unmap()
+		}
+		return nil, err
+	}
+	r.unmap = unmap
+	return r, nil
+}
+
+// NewReader reads a Lidia file held in data, which must not be modified
+// while the Reader is in use: the address and range tables are read in
+// place. The strings table is copied, so the strings Lookup returns stay
+// valid after data is gone. It checks the header and that every table lies
+// in data; with WithCRC it also verifies the checksums. It then indexes the
+// ranges once (4 bytes per range) to find the enclosing range of each; see
+// the package documentation. Options are as for Open.
+func NewReader(data []byte, opts ...Option) (*Reader, error) {
+	r := &Reader{data: data, o: makeOptions(opts)}
+	if len(data) < headerSize {
+		return nil, corrupt("file of %d bytes has no header", len(data))
+	}
+	h := data[:headerSize]
+	if m := le.Uint32(h[hMagic:]); m != magic {
+		return nil, corrupt("bad magic %#x", m)
+	}
+	if v := le.Uint32(h[hVersion:]); v != version {
+		return nil, corrupt("unsupported version %d", v)
+	}
+	vaW, fW, lW := le.Uint64(h[hVAWidth:]), le.Uint64(h[hRangeWidth:]), le.Uint64(h[hLineWidth:])
+	n, nr, nl := le.Uint64(h[hVACount:]), le.Uint64(h[hRangeCount:]), le.Uint64(h[hLineCount:])
+	if vaW != 4 && vaW != 8 {
+		return nil, corrupt("VA entry size %d", vaW)
+	}
+	if fW != 4 && fW != 8 {
+		return nil, corrupt("range field size %d", fW)
+	}
+	if n != nr {
+		return nil, corrupt("%d VAs but %d ranges", n, nr)
+	}
+	if lW != 2 && lW != 4 {
+		if nl != 0 {
+			return nil, corrupt("line field size %d", lW)
+		}
+		lW = 2
+	}
+	var err error
+	table := func(name string, off, count, size uint64) []byte {
+		if err != nil {
+			return nil
+		}
+		end := uint64(len(data))
+		if off > end || (size != 0 && count > (end-off)/size) {
+			err = corrupt("%s table (%d×%d bytes at %#x) outside the file of %d bytes", name, count, size, off, end)
+			return nil
+		}
+		return data[off : off+count*size : off+count*size]
+	}
+	r.va = table("VA", le.Uint64(h[hVAOffset:]), n, vaW)
+	r.rng = table("range", le.Uint64(h[hRangeOffset:]), n, numFields*fW)
+	strs := table("strings", le.Uint64(h[hStrOffset:]), le.Uint64(h[hStrSize:]), 1)
+	r.lines = table("line", le.Uint64(h[hLineOffset:]), nl, 2*lW)
+	if err != nil {
+		return nil, err
+	}
+	if r.o.crc {
+		for _, c := range []struct {
+			name string
+			tab  []byte
+			at   int
+		}{{"VA", r.va, hVACRC}, {"strings", strs, hStrCRC}, {"range", r.rng, hRangeCRC}, {"line", r.lines, hLineCRC}} {
+			if got, want := crc32.Checksum(c.tab, castagnoli), le.Uint32(h[c.at:]); got != want {
+				return nil, corrupt("%s table CRC32C %#08x, header says %#08x", c.name, got, want)
+			}
+		}
+	}
+	r.n, r.vaW, r.fW, r.lW, r.nl = int(n), int(vaW), int(fW), int(lW), nl
+	r.strs = bytes.Clone(strs)
+	r.parent = r.nest()
+	return r, nil
+}
+
+// nest returns the enclosing range of every range if the ranges nest: sorted
+// by (VA, depth), none empty, ranges at one depth disjoint, and each range
+// at depth d ≥ 1 inside the last range at depth d-1 before it. Else it
+// returns nil.
+func (r *Reader) nest() []uint32 {
+	if uint64(r.n) >= noParent {
+		return nil
+	}
+	parent := make([]uint32, r.n)
+	type open struct {
+		i       uint32
+		va, end uint64
+	}
+	var stack []open // the last range at each depth of the current chain
+	for i := range r.n {
+		va, rec := r.vaAt(i), r.rec(i)
+		length, depth := r.field(rec, fLength), r.field(rec, fDepth)
+		end := va + length
+		if length == 0 || end < va || depth > uint64(len(stack)) {
+			return nil
+		}
+		d := int(depth)
+		if d < len(stack) && va < stack[d].end {
+			return nil // overlaps the previous range at its depth, or unsorted
+		}
+		if d == 0 {
+			if len(stack) > 0 && va < stack[0].va {
+				return nil
+			}
+			parent[i] = noParent
+		} else {
+			p := stack[d-1]
+			if va < p.va || end > p.end {
+				return nil
+			}
+			parent[i] = p.i
+		}
+		stack = append(stack[:d], open{uint32(i), va, end})
+	}
+	return parent
+}
+
+// Close releases the file mapping of a Reader made by Open. Strings
+// returned earlier stay valid; Lookup after Close returns ErrClosed. Close
+// must not be called while a Lookup runs.
+func (r *Reader) Close() error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	var err error
+	if r.unmap != nil {
+		err = r.unmap()
+		r.unmap = nil
+	}
+	return err
+}
+
+// Lookup appends to dst[:0] the frames at addr, innermost inlined call
+// first and the physical function last, each with its function, file and
+// line. An address that no range covers gives no frame and a nil error.
+// Lookup allocates nothing when dst has room for the frames.
+//
+// In a file whose ranges nest, as Write makes them, the innermost frame
+// takes its file from its range and its line from the range's line table;
+// every outer frame takes its file and line from the call site recorded in
+// the range one deeper. Other files (such as Pyroscope's, which hold
+// duplicate symbols) are read with Pyroscope's backward walk, which gives
+// every covering range its own file and line.
+func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
+	dst = dst[:0]
+	if r.closed.Load() {
+		return dst, ErrClosed
+	}
+	i := r.search(addr)
+	if i < 0 {
+		return dst, nil
+	}
+	if r.parent == nil {
+		return r.walk(dst, i, addr)
+	}
+	// The innermost covering range is i or one of its ancestors.
+	for {
+		rec := r.rec(i)
+		if addr-r.vaAt(i) < r.field(rec, fLength) {
+			break
+		}
+		p := r.parent[i]
+		if p == noParent {
+			return dst, nil
+		}
+		i = int(p)
+	}
+	rec := r.rec(i)
+	if !r.o.inlines {
+		// Only the physical frame: find it, with its file and line
+		// at the call site of the range above it.
+		if p := r.parent[i]; p != noParent {
+			for r.parent[p] != noParent {
+				i, p = int(p), r.parent[p]
+			}
+			return r.outerFrame(dst, r.rec(int(p)), r.rec(i))
+		}
+	}
+	fn, ok1 := r.str(r.field(rec, fFunc))
+	file, ok2 := r.file(r.field(rec, fFile))
+	line, ok3 := r.line(rec, addr-r.vaAt(i))
+	if !(ok1 && ok2 && ok3) {
+		return dst, corrupt("range %d has a reference out of range", i)
+	}
+	dst = append(dst, Frame{fn, file, line})
+	if !r.o.inlines {
+		return dst, nil
+	}
+	for p := r.parent[i]; p != noParent; p = r.parent[p] {
+		var err error
+		if dst, err = r.outerFrame(dst, r.rec(int(p)), rec); err != nil {
+			return dst, err
+		}
+		rec = r.rec(int(p))
+	}
+	return dst, nil
+}
+
+// outerFrame appends the frame of range outer at the call site recorded in
+// range inner, the range one deeper.
+func (r *Reader) outerFrame(dst []Frame, outer, inner []byte) ([]Frame, error) {
+	fn, ok1 := r.str(r.field(outer, fFunc))
+	file, ok2 := r.file(r.field(inner, fCallFile))
+	line := r.field(inner, fCallLine)
+	if !(ok1 && ok2 && line <= math.MaxUint32) {
+		return dst, corrupt("range has a reference out of range")
+	}
+	if !r.o.lines {
+		line = 0
+	}
+	return append(dst, Frame{fn, file, uint32(line)}), nil
+}
+
+// walk is Pyroscope's lookup (spec §8) for files whose ranges do not nest:
+// from the last range at or before addr, backward, every range that covers
+// addr is a frame, up to the first range of depth 0.
+func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
+	for ; i >= 0; i-- {
+		rec := r.rec(i)
+		va := r.vaAt(i)
+		depth := r.field(rec, fDepth)
+		if va <= addr && addr-va < r.field(rec, fLength) && (r.o.inlines || depth == 0) {
+			fn, ok1 := r.str(r.field(rec, fFunc))
+			file, ok2 := r.file(r.field(rec, fFile))
+			line, ok3 := r.line(rec, addr-va)
+			if !(ok1 && ok2 && ok3) {
+				return dst, corrupt("range %d has a reference out of range", i)
+			}
+			dst = append(dst, Frame{fn, file, line})
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	return dst, nil
+}
+
+// search returns the index of the last range whose VA is at most addr, or
+// -1.
+func (r *Reader) search(addr uint64) int {
+	lo, hi := 0, r.n // the answer + 1 is in [lo, hi]
+	if r.vaW == 4 {
+		if addr > math.MaxUint32 {
+			addr = math.MaxUint32
+		}
+		a := uint32(addr)
+		va := r.va
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if le.Uint32(va[4*m:]) <= a {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo - 1
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if le.Uint64(r.va[8*m:]) <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+func (r *Reader) vaAt(i int) uint64 {
+	if r.vaW == 4 {
+		return uint64(le.Uint32(r.va[4*i:]))
+	}
+	return le.Uint64(r.va[8*i:])
+}
+
+// rec returns range entry i.
+func (r *Reader) rec(i int) []byte {
+	w := numFields * r.fW
+	return r.rng[i*w : i*w+w]
+}
+
+// field returns field k of a range entry.
+func (r *Reader) field(rec []byte, k int) uint64 {
+	if r.fW == 4 {
+		return uint64(le.Uint32(rec[4*k:]))
+	}
+	return le.Uint64(rec[8*k:])
+}
+
+// str returns the string at offset off of the strings table; ok is false if
+// it does not lie in the table.
+func (r *Reader) str(off uint64) (s string, ok bool) {
+	if off == 0 {
+		return "", true
+	}
+	t := r.strs
+	if off > uint64(len(t)) || uint64(len(t))-off < 4 {
+		return "", false
+	}
+	n := uint64(le.Uint32(t[off:]))
+	if n > uint64(len(t))-off-4 {
+		return "", false
+	}
+	if n == 0 {
+		return "", true
+	}
+	return unsafe.String(&t[off+4], n), true
+}
+
+// file is str, or "" when files are turned off.
+func (r *Reader) file(off uint64) (string, bool) {
+	if !r.o.files {
+		return "", true
+	}
+	return r.str(off)
+}
+
+// line returns the line at offset rel from the VA of range rec: the entry
+// of its line table with the largest offset at most rel; 0 if none.
+func (r *Reader) line(rec []byte, rel uint64) (uint32, bool) {
+	count := r.field(rec, fLineCount)
+	if count == 0 || !r.o.lines {
+		return 0, true
+	}
+	idx := r.field(rec, fLineIdx)
+	if idx > r.nl || count > r.nl-idx {
+		return 0, false
+	}
+	// Find the first entry with an offset > rel; the one before it holds.
+	lo, hi := idx, idx+count
+	if r.lW == 2 {
+		t := r.lines
+		for lo < hi {
+			m := (lo + hi) >> 1
+			if uint64(le.Uint16(t[4*m:])) <= rel {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo == idx {
+			return 0, true
+		}
+		return uint32(le.Uint16(t[4*(lo-1)+2:])), true
+	}
+	t := r.lines
+	for lo < hi {
+		m := (lo + hi) >> 1
+		if uint64(le.Uint32(t[8*m:])) <= rel {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == idx {
+		return 0, true
+	}
+	return le.Uint32(t[8*(lo-1)+4:]), true
+}
