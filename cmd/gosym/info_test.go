@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/internal/oracle"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+)
+
+func infoOf(t *testing.T, path string) infoJSON {
+	t.Helper()
+	var in infoJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "info", "-json", path)), &in); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestInfoCorpus checks info against what the corpus builder recorded about
+// each binary (with the standard library only), its self-report and
+// debug/gosym.
+func TestInfoCorpus(t *testing.T) {
+	for _, b := range corpus(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			in := infoOf(t, b.Path)
+			data, err := os.ReadFile(b.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := infoJSON{
+				File:      b.Path,
+				Format:    testcorpus.Format(data),
+				Arch:      b.GOARCH,
+				GoVersion: b.GoVersion,
+				Magic:     b.PclntabMagic,
+				PtrSize:   b.PtrSize,
+				Quantum:   b.Quantum,
+				ByteOrder: b.ByteOrder,
+				Symbols:   b.HasSymbols,
+				DWARF:     b.HasDWARF,
+				Stripped:  !b.HasSymbols,
+			}
+			got := in
+			// Not recorded by the builder; checked below.
+			got.PclntabVersion, got.PclntabAddr, got.PclntabSize, got.FoundBy, got.ModuledataFoundBy = "", "", 0, "", ""
+			got.Functions, got.Files, got.FilesCounted, got.TextStart, got.TextEnd = 0, 0, false, "", ""
+			if got != want {
+				t.Errorf("info:\n%+v\nwant\n%+v", got, want)
+			}
+			if wantVersion := map[uint32]string{
+				testcorpus.Magic12: "1.2", testcorpus.Magic116: "1.16",
+				testcorpus.Magic118: "1.18", testcorpus.Magic120: "1.20",
+			}[b.Magic()]; in.PclntabVersion != wantVersion {
+				t.Errorf("pclntab version %s, want %s", in.PclntabVersion, wantVersion)
+			}
+			if in.FoundBy == "" || (b.Minor() >= 18) != (in.ModuledataFoundBy != "") {
+				t.Errorf("found by %q, moduledata found by %q", in.FoundBy, in.ModuledataFoundBy)
+			}
+			if in.Files == 0 || in.FilesCounted != (b.Minor() < 16) {
+				t.Errorf("files %d, counted %v", in.Files, in.FilesCounted)
+			}
+
+			// The function count and text range: debug/gosym's function
+			// table, and the runtime's own text range where the
+			// self-report has one.
+			std, err := oracle.NewStdlibPclntab(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			funcs := std.Funcs()
+			if in.Functions != len(funcs) {
+				t.Errorf("%d functions, debug/gosym has %d", in.Functions, len(funcs))
+			}
+			if len(funcs) > 0 && (in.TextStart != hex(funcs[0].Low) || in.TextEnd != hex(funcs[len(funcs)-1].High)) {
+				t.Errorf("text %s-%s; debug/gosym's functions span %#x-%#x", in.TextStart, in.TextEnd, funcs[0].Low, funcs[len(funcs)-1].High)
+			}
+			if b.SelfReportFile != "" {
+				rep, err := b.SelfReport()
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The runtime's etext may lie past the end of the last
+				// function (Go 1.24+: alignment after go:textfipsend).
+				end, err := parseAddr(in.TextEnd)
+				if err != nil || in.TextStart != hex(rep.Start) || end > rep.End || rep.End-end >= 64 {
+					t.Errorf("text %s-%s; the runtime says %#x-%#x", in.TextStart, in.TextEnd, rep.Start, rep.End)
+				}
+			}
+		})
+	}
+}
+
+// TestInfoSelf checks info of the running test binary against the
+// runtime, in text and JSON.
+func TestInfoSelf(t *testing.T) {
+	path := selfPath(t)
+	in := infoOf(t, path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// go test links with -s -w unless told otherwise: the test binary
+	// is usually stripped.
+	dwarf, symbols := testcorpus.HasDWARF(data)
+	if in.GoVersion != runtime.Version() || in.Arch != runtime.GOARCH || in.PclntabVersion != "1.20" ||
+		in.Symbols != symbols || in.Stripped == symbols || in.DWARF != dwarf ||
+		in.Functions == 0 || in.Files == 0 || in.FilesCounted {
+		t.Errorf("info -json: %+v; dwarf %v, symbols %v", in, dwarf, symbols)
+	}
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	text := mustRun(t, "", "info", path)
+	fields := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		label, value, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Errorf("info: line without a label: %q", line)
+		}
+		fields[label] = strings.TrimSpace(value)
+	}
+	for label, want := range map[string]string{
+		"file":                path,
+		"format":              in.Format,
+		"arch":                runtime.GOARCH,
+		"go version":          runtime.Version(),
+		"pclntab":             fmt.Sprintf("Go 1.20 layout (magic %s, pointer size %d, quantum %d, %s-endian)", in.Magic, in.PtrSize, in.Quantum, in.ByteOrder),
+		"pclntab at":          fmt.Sprintf("%s, %d bytes", in.PclntabAddr, in.PclntabSize),
+		"pclntab found by":    in.FoundBy,
+		"moduledata found by": in.ModuledataFoundBy,
+		"functions":           fmt.Sprint(in.Functions),
+		"files":               fmt.Sprint(in.Files),
+		"symbols":             yesNo[symbols],
+		"dwarf":               yesNo[dwarf],
+		"stripped":            yesNo[!symbols],
+	} {
+		if fields[label] != want {
+			t.Errorf("info says %s: %q, want %q", label, fields[label], want)
+		}
+	}
+	if !strings.HasPrefix(fields["text"], in.TextStart+"-"+in.TextEnd+" (") {
+		t.Errorf("info says text: %q", fields["text"])
+	}
+}
+
+// TestInfoStripped checks a binary built with -ldflags="-s -w".
+func TestInfoStripped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	path := objtest.Path(t, objtest.LinuxStripped)
+	in := infoOf(t, path)
+	if !in.Stripped || in.Symbols || in.DWARF || in.GoVersion != runtime.Version() || in.Functions == 0 {
+		t.Errorf("info -json of a stripped binary: %+v", in)
+	}
+	if out := mustRun(t, "", "info", path); !strings.Contains(out, "stripped:            yes\n") {
+		t.Errorf("info of a stripped binary:\n%s", out)
+	}
+}
