@@ -55,6 +55,9 @@ func (t *Table) findFunc(pc uint64) (uint64, bool) {
 	if n == 0 || pc < t.entryAt(0) || pc >= t.entryAt(n) {
 		return 0, false
 	}
+	if (t.h.magic == magic118 || t.h.magic == magic120) && len(t.textSects) <= 1 {
+		return t.findFuncOffset(uint32(pc - t.text)), true
+	}
 	// Largest i < n with entryAt(i) <= pc.
 	lo, hi := uint64(0), n
 	for hi-lo > 1 {
@@ -66,4 +69,28 @@ func (t *Table) findFunc(pc uint64) (uint64, bool) {
 		}
 	}
 	return lo, true
+}
+
+// findFuncOffset is findFunc for 1.18+ tables with contiguous text, where
+// the search compares the u32 text offsets in place.
+func (t *Table) findFuncOffset(off uint32) uint64 {
+	tab := t.h.functab
+	be := t.h.rd.bigEndian
+	lo, hi := uint64(0), t.h.nfunc
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		b := tab[m*8 : m*8+4]
+		var e uint32
+		if be {
+			e = uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
+		} else {
+			e = uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+		}
+		if e <= off {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
