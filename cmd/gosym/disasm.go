@@ -184,12 +184,24 @@ func disassemble(w io.Writer, tab *gosym.Table, fn gosym.Function, dec decoder, 
 		comments = map[int]string{}
 		nrows    int
 		locs     []gosym.Location
-		err      error
 		stack    strings.Builder
 		last     string
 	)
 	tw := tabwriter.NewWriter(&rows, 18, 8, 1, '\t', 0)
+	// The alignment padding after the code (the last range, without a
+	// line, unless it is the whole function) is summarized, not
+	// decoded: objdump, knowing symbol sizes, does not show it either.
 	end := fn.End()
+	lines, err := fn.Lines(gosym.LinesResult{})
+	if err != nil {
+		return err
+	}
+	if ls := lines.FunctionLines; len(ls) > 1 {
+		if last := ls[len(ls)-1]; last.File == "" && last.Line == 0 && last.PCHi == end {
+			end = last.PCLo
+		}
+	}
+	codeEnd := end
 	if avail := text.addr + uint64(len(text.data)); end > avail {
 		end = avail
 	}
@@ -249,8 +261,12 @@ func disassemble(w io.Writer, tab *gosym.Table, fn gosym.Function, dec decoder, 
 		}
 		out = out[n:]
 	}
-	if end < fn.End() {
+	if end < codeEnd {
 		return fmt.Errorf("%s: code truncated at %#x", fn.Name(), end)
+	}
+	if codeEnd < fn.End() {
+		_, err := fmt.Fprintf(w, "  ; padding %#x-%#x (%d bytes)\n", codeEnd, fn.End(), fn.End()-codeEnd)
+		return err
 	}
 	return nil
 }
