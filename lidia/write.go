@@ -5,8 +5,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"slices"
-	"sort"
+	"unsafe"
 
 	"github.com/gosym-dev/gosym/gosym"
 )
@@ -19,7 +18,7 @@ import (
 // writes the header and the tables in order, so w need not be an
 // io.Seeker. Addresses are link-time addresses, as t's.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
-	b := newBuilder(makeOptions(opts), uint64(t.Info().Quantum))
+	b := newBuilder(makeOptions(opts), uint64(t.Info().Quantum), t.NumFunctions())
 	for f, err := range t.Functions() {
 		if err != nil {
 			return err
@@ -35,74 +34,134 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 // cyclic inline tree.
 const maxDepth = 1 << 10
 
-// record is one range entry: its VA and its eight fields.
+// record is one range entry. Every field but the VA fits in 32 bits for
+// any Go binary (the pclntab itself stores 32-bit offsets), so the range
+// table's field width is always 4; the VA table's is 8 when some address
+// needs it (Mach-O on 64-bit targets links text above 4 GiB).
 type record struct {
-	va uint64
-	f  [numFields]uint64
+	va                                 uint64
+	length, depth, fn, file            uint32
+	lineIdx, lineCount, callFile, call uint32
 }
 
 // lineEntry is one entry of a line table: an offset from the range's VA
 // and the line from there on.
 type lineEntry struct{ off, line uint32 }
 
-// frame is one frame of an inline stack while building.
-type frame struct {
-	name, file string
-	line       uint32
+// openRange is a range being built: its record, its line entries so far
+// and its file.
+type openRange struct {
+	rec     int
+	lines   []lineEntry
+	file    string // the file where it is the innermost frame
+	hasFile bool   // whether it has been the innermost frame
 }
 
-// openRange is a range being built: its record and its line entries so far.
-type openRange struct {
-	rec   int
-	lines []lineEntry
+// chunkBits sizes the chunks of the builder's lists, which grow without
+// copying.
+const chunkBits = 12
+
+// chunks is a list stored in fixed-size chunks.
+type chunks[T any] struct {
+	c [][]T
+	n int
+}
+
+func (c *chunks[T]) add(v T) int {
+	if c.n>>chunkBits == len(c.c) {
+		c.c = append(c.c, make([]T, 1<<chunkBits))
+	}
+	c.c[c.n>>chunkBits][c.n&(1<<chunkBits-1)] = v
+	c.n++
+	return c.n - 1
+}
+
+func (c *chunks[T]) at(i int) *T { return &c.c[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+// strCacheEntry remembers the offset of a string by its address, so that
+// the many lookups of the same name (gosym hands out one string per name)
+// skip hashing it. Holding s keeps its memory, so the address cannot be
+// reused for another string.
+type strCacheEntry struct {
+	s   string
+	off uint32
 }
 
 // builder accumulates the tables of a file, function by function.
 type builder struct {
 	o       options
 	quantum uint64
+	err     error // a table outgrew 32-bit offsets
 
-	recs  []record
-	lines []lineEntry
+	recs  chunks[record]
+	lines chunks[lineEntry]
 	// lineTabs maps a hash of a line table to the index of the first
 	// table with that hash, to share identical tables.
 	lineTabs map[uint64]uint32
 	strs     []byte
-	strOff   map[string]uint64
+	strOff   map[string]uint32
+	strCache [1 << 12]strCacheEntry
 
-	// Per-function scratch, reused.
+	// Per-function state, reused. The frames of a function are nodes:
+	// a function, file and line, and the node of the frame that calls
+	// it. From Go 1.12 on they are the function's Lines ranges, whose
+	// ParentPC gives the caller; for Go 1.9–1.11 they are built from
+	// ResolveLocations.
 	lr     gosym.LinesResult
-	locs   []gosym.Location
-	parent []int32 // segment holding ParentPC; -2: not computed yet
-	chain  []frame
-	cur    []frame     // the inline stack of the current piece, outermost first
-	prev   []frame     // the stack of the previous piece
-	open   []openRange // open[:nopen] are the ranges being built, by depth
-	nopen  int
+	nodes  []gosym.FunctionLine
+	parent []int32 // caller node; -1: none; -2: not computed yet
+	// lastPPC and lastParent cache the last ParentPC looked up.
+	lastPPC    uint64
+	lastParent int32
+	own        []gosym.FunctionLine
+	locs       []gosym.Location
+	cur        []int32 // the stack of the current piece, outermost first
+	prev       []int32 // the stack of the previous piece
+	open       []openRange
+	nopen      int // open[:nopen] are the ranges being built, by depth
 }
 
-func newBuilder(o options, quantum uint64) *builder {
+func newBuilder(o options, quantum uint64, nfunc int) *builder {
 	b := &builder{
 		o:        o,
 		quantum:  max(quantum, 1),
-		lineTabs: make(map[uint64]uint32),
-		strOff:   make(map[string]uint64),
+		lineTabs: make(map[uint64]uint32, nfunc),
+		strOff:   make(map[string]uint32, nfunc+nfunc/4),
+		strs:     make([]byte, 0, 64*nfunc),
 	}
-	b.strs = append(b.strs, 0, 0, 0, 0) // "" at offset 0
-	b.strOff[""] = 0
+	b.addString("") // "" at offset 0
 	return b
 }
 
 // str returns the strings-table offset of s, adding it if new.
-func (b *builder) str(s string) uint64 {
-	if off, ok := b.strOff[s]; ok {
-		return off
+func (b *builder) str(s string) uint32 {
+	if len(s) == 0 {
+		return 0
 	}
-	off := uint64(len(b.strs))
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	c := &b.strCache[(p>>3^p>>15^uintptr(len(s)))&uintptr(len(b.strCache)-1)]
+	if len(c.s) == len(s) && unsafe.StringData(c.s) == unsafe.StringData(s) {
+		return c.off
+	}
+	off, ok := b.strOff[s]
+	if !ok {
+		off = b.addString(s)
+		b.strOff[s] = off
+	}
+	c.s, c.off = s, off
+	return off
+}
+
+// addString appends s to the strings table.
+func (b *builder) addString(s string) uint32 {
+	off := len(b.strs)
+	if uint64(off)+4+uint64(len(s)) > math.MaxUint32 {
+		b.err = fmt.Errorf("lidia: strings table over 4 GiB")
+		return 0
+	}
 	b.strs = le.AppendUint32(b.strs, uint32(len(s)))
 	b.strs = append(b.strs, s...)
-	b.strOff[s] = off
-	return off
+	return uint32(off)
 }
 
 // addFunction adds the ranges of one physical function.
@@ -110,6 +169,9 @@ func (b *builder) addFunction(f gosym.Function) error {
 	entry, end := f.Entry(), f.End()
 	if end <= entry {
 		return nil
+	}
+	if end-entry > math.MaxUint32 {
+		return fmt.Errorf("lidia: %s: function of %d bytes", f.Name(), end-entry)
 	}
 	lr, err := f.Lines(b.lr)
 	b.lr = lr
@@ -121,109 +183,204 @@ func (b *builder) addFunction(f gosym.Function) error {
 		return fmt.Errorf("lidia: %s: lines do not cover [%#x, %#x)", f.Name(), entry, end)
 	}
 	b.prev = b.prev[:0]
-	b.parent = slices.Grow(b.parent[:0], len(fl))[:len(fl)]
-	for i := range b.parent {
-		b.parent[i] = -2
-	}
 	name := f.Name()
-	for k := range fl {
-		s := &fl[k]
-		if s.Name != name && s.ParentPC == 0 && b.o.inlines {
-			// Go 1.9–1.11 record call sites in the inline tree, not as
-			// a PC: resolve every PC of the inlined range.
-			if err := b.resolvePCs(f, s.PCLo, s.PCHi); err != nil {
-				return err
+	inl19 := false
+	if b.o.inlines {
+		for i := range fl {
+			if fl[i].ParentPC == 0 && fl[i].Name != name {
+				inl19 = true
+				break
 			}
-			continue
 		}
-		if err := b.segmentStack(fl, k); err != nil {
-			return fmt.Errorf("lidia: %s: %w", name, err)
-		}
-		b.piece(s.PCLo)
+	}
+	if inl19 {
+		err = b.addResolved(f, fl)
+	} else {
+		err = b.addLines(fl)
+	}
+	if err != nil {
+		return fmt.Errorf("lidia: %s: %w", name, err)
 	}
 	b.closeFrom(0, end)
-	return nil
+	return b.err
 }
 
-// segmentStack sets b.cur to the inline stack of segment k: its own
-// function, file and line, then the frames at its ParentPC.
-func (b *builder) segmentStack(fl []gosym.FunctionLine, k int) error {
-	b.chain = b.chain[:0]
-	for j := k; ; {
-		s := &fl[j]
-		b.chain = append(b.chain, frame{s.Name, s.File, s.Line})
-		if s.ParentPC == 0 {
-			break
-		}
-		if len(b.chain) > maxDepth {
-			return fmt.Errorf("inline stack at %#x deeper than %d", fl[k].PCLo, maxDepth)
-		}
-		p := b.parent[j]
-		if p == -2 {
-			i := sort.Search(len(fl), func(i int) bool { return fl[i].PCHi > s.ParentPC })
-			if i == len(fl) || fl[i].PCLo > s.ParentPC {
-				return fmt.Errorf("parent pc %#x outside the function", s.ParentPC)
-			}
-			p = int32(i)
-			b.parent[j] = p
-		}
-		j = int(p)
+// addLines adds a function whose Lines ranges give the call site of
+// every inlined range as a PC (Go 1.12 and later, and every function
+// without inlined code).
+func (b *builder) addLines(fl []gosym.FunctionLine) error {
+	b.nodes = fl
+	b.parent = grow(b.parent, len(fl))
+	for i := range fl {
+		b.parent[i] = -2
 	}
-	b.setStack(b.chain)
-	return nil
-}
-
-// resolvePCs adds the PCs of [lo, hi) one by one, resolving each.
-func (b *builder) resolvePCs(f gosym.Function, lo, hi uint64) error {
-	for pc := lo; pc < hi; pc += b.quantum {
-		locs, err := f.ResolveLocations(pc, b.locs)
-		b.locs = locs
-		if err != nil {
+	b.lastPPC = 0
+	for k := range fl {
+		if err := b.stack(int32(k)); err != nil {
 			return err
 		}
-		b.chain = b.chain[:0]
-		for _, l := range locs {
-			b.chain = append(b.chain, frame{l.Function, l.File, l.Line})
-		}
-		b.setStack(b.chain)
-		if pc > lo && slices.Equal(b.cur, b.prev) {
-			continue
-		}
-		b.piece(pc)
+		b.piece(fl[k].PCLo)
 	}
 	return nil
 }
 
-// setStack sets b.cur from chain, innermost first, applying the options.
-func (b *builder) setStack(chain []frame) {
-	if !b.o.inlines {
-		chain = chain[len(chain)-1:]
-	}
-	b.cur = b.cur[:0]
-	for i := len(chain) - 1; i >= 0; i-- {
-		fr := chain[i]
-		if !b.o.files {
-			fr.file = ""
+// addResolved adds a function of Go 1.9–1.11, whose inline records store
+// the call site itself: the PCs of inlined ranges are resolved one by one.
+func (b *builder) addResolved(f gosym.Function, fl []gosym.FunctionLine) error {
+	b.own = b.own[:0]
+	b.parent = b.parent[:0]
+	name := f.Name()
+	var prev []gosym.Location
+	for k := range fl {
+		s := &fl[k]
+		if s.ParentPC != 0 || s.Name == name {
+			b.own = append(b.own, gosym.FunctionLine{Name: s.Name, File: s.File, Line: s.Line})
+			b.parent = append(b.parent, -1)
+			b.nodes = b.own
+			if err := b.stack(int32(len(b.own) - 1)); err != nil {
+				return err
+			}
+			b.piece(s.PCLo)
+			prev = prev[:0]
+			continue
 		}
-		b.cur = append(b.cur, fr)
+		for pc := s.PCLo; pc < s.PCHi; pc += b.quantum {
+			locs, err := f.ResolveLocations(pc, b.locs)
+			b.locs = locs
+			if err != nil {
+				return err
+			}
+			if len(locs) > maxDepth {
+				return fmt.Errorf("inline stack at %#x deeper than %d", pc, maxDepth)
+			}
+			if pc > s.PCLo && sameLocations(locs, prev) {
+				continue
+			}
+			// Nodes for the stack, outermost first.
+			p := int32(-1)
+			for i := len(locs) - 1; i >= 0; i-- {
+				l := &locs[i]
+				b.own = append(b.own, gosym.FunctionLine{Name: l.Function, File: l.File, Line: l.Line})
+				b.parent = append(b.parent, p)
+				p = int32(len(b.own) - 1)
+			}
+			b.nodes = b.own
+			if err := b.stack(p); err != nil {
+				return err
+			}
+			b.piece(pc)
+			b.locs, prev = prev[:0], locs
+		}
 	}
+	b.locs = prev
+	return nil
+}
+
+func sameLocations(a, b []gosym.Location) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Function != b[i].Function || a[i].File != b[i].File || a[i].Line != b[i].Line {
+			return false
+		}
+	}
+	return true
+}
+
+// grow returns s resized to n, reusing its memory.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// caller returns the node of the frame that calls node k, or -1.
+func (b *builder) caller(k int32) (int32, error) {
+	p := b.parent[k]
+	if p != -2 {
+		return p, nil
+	}
+	fl := b.nodes
+	ppc := fl[k].ParentPC
+	switch {
+	case ppc == 0:
+		p = -1
+	case b.lastPPC == ppc:
+		p = b.lastParent
+	default:
+		// The first range that ends after ppc holds it.
+		lo, hi := 0, len(fl)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if fl[m].PCHi <= ppc {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo == len(fl) || fl[lo].PCLo > ppc {
+			return 0, fmt.Errorf("parent pc %#x outside the function", ppc)
+		}
+		p = int32(lo)
+		b.lastPPC, b.lastParent = ppc, p
+	}
+	b.parent[k] = p
+	return p, nil
+}
+
+// stack sets b.cur to the inline stack whose innermost frame is node k,
+// outermost first, as the options want it.
+func (b *builder) stack(k int32) error {
+	n := 0
+	root := k
+	for j := k; j >= 0; n++ {
+		if n > maxDepth {
+			return fmt.Errorf("inline stack at %#x deeper than %d", b.nodes[k].PCLo, maxDepth)
+		}
+		root = j
+		var err error
+		if j, err = b.caller(j); err != nil {
+			return err
+		}
+	}
+	if !b.o.inlines {
+		b.cur = append(b.cur[:0], root)
+		return nil
+	}
+	b.cur = grow(b.cur, n)
+	for i, j := n-1, k; i >= 0; i-- {
+		b.cur[i] = j
+		j = b.parent[j]
+	}
+	return nil
 }
 
 // piece adds the PCs from lo on (up to the next piece) with the stack
-// b.cur. Ranges whose frame and call site are unchanged go on; the others
-// are closed at lo and new ones start there.
+// b.cur. A range goes on while its function and call site stay and, where
+// it is the innermost frame, its file: a range's file, like its line
+// table, is read only where it is the innermost frame (outer frames take
+// theirs from the call site in the range one deeper). The other ranges are
+// closed at lo and new ones start there.
 func (b *builder) piece(lo uint64) {
-	cur, prev := b.cur, b.prev
+	cur, prev, nodes := b.cur, b.prev, b.nodes
 	last := len(cur) - 1
 	// d is the first depth whose range does not go on.
 	d := 0
 	for d <= last && d < len(prev) {
-		if cur[d].name != prev[d].name || cur[d].file != prev[d].file {
+		x, y := &nodes[cur[d]], &nodes[prev[d]]
+		same := cur[d] == prev[d]
+		if !same && x.Name != y.Name {
 			break
 		}
-		if d < last && (d == len(prev)-1 || cur[d].line != prev[d].line) {
-			// Frame d goes on, but calls from another line (or
-			// from where there was none): a new range at d+1.
+		if d == last {
+			if o := &b.open[d]; b.o.files && o.hasFile && x.File != o.file {
+				break
+			}
+		} else if d == len(prev)-1 || (!same && (x.Line != y.Line || (b.o.files && x.File != y.File))) {
+			// Frame d goes on, but calls from another place (or from
+			// where there was no call): a new range at d+1.
 			d++
 			break
 		}
@@ -231,32 +388,44 @@ func (b *builder) piece(lo uint64) {
 	}
 	b.closeFrom(d, lo)
 	for e := d; e <= last; e++ {
-		r := record{va: lo}
-		r.f[fDepth] = uint64(e)
-		r.f[fFunc] = b.str(cur[e].name)
-		r.f[fFile] = b.str(cur[e].file)
-		if e > 0 {
-			r.f[fCallFile] = b.str(cur[e-1].file)
-			r.f[fCallLine] = uint64(cur[e-1].line)
+		n := &nodes[cur[e]]
+		r := record{va: lo, depth: uint32(e), fn: b.str(n.Name)}
+		if b.o.files {
+			// The file here, even as an outer frame, unless the range
+			// is later the innermost frame (Pyroscope's reader reports
+			// it for outer frames too).
+			r.file = b.str(n.File)
 		}
-		b.recs = append(b.recs, r)
+		if e > 0 {
+			c := &nodes[cur[e-1]]
+			if b.o.files {
+				r.callFile = b.str(c.File)
+			}
+			r.call = c.Line
+		}
 		if e == len(b.open) {
 			b.open = append(b.open, openRange{})
 		}
-		b.open[e].rec = len(b.recs) - 1
-		b.open[e].lines = b.open[e].lines[:0]
+		o := &b.open[e]
+		o.rec = b.recs.add(r)
+		o.lines = o.lines[:0]
+		o.file, o.hasFile = "", false
 	}
 	b.nopen = last + 1
+	in := &b.open[last]
+	x := &nodes[cur[last]]
+	if b.o.files && !in.hasFile {
+		in.file, in.hasFile = x.File, true
+		b.recs.at(in.rec).file = b.str(x.File)
+	}
 	if b.o.lines {
 		// The innermost range's line. Its table need only be right where
 		// it is the innermost frame, so the first entry is at offset 0
 		// and a line that resumes after deeper code needs no new entry.
-		in := &b.open[last]
-		line := cur[last].line
 		if n := len(in.lines); n == 0 {
-			in.lines = append(in.lines, lineEntry{0, line})
-		} else if in.lines[n-1].line != line {
-			in.lines = append(in.lines, lineEntry{uint32(lo - b.recs[in.rec].va), line})
+			in.lines = append(in.lines, lineEntry{0, x.Line})
+		} else if in.lines[n-1].line != x.Line {
+			in.lines = append(in.lines, lineEntry{uint32(lo - b.recs.at(in.rec).va), x.Line})
 		}
 	}
 	b.prev, b.cur = cur, prev
@@ -266,10 +435,10 @@ func (b *builder) piece(lo uint64) {
 func (b *builder) closeFrom(d int, end uint64) {
 	for e := b.nopen - 1; e >= d; e-- {
 		o := &b.open[e]
-		r := &b.recs[o.rec]
-		r.f[fLength] = end - r.va
+		r := b.recs.at(o.rec)
+		r.length = uint32(end - r.va)
 		if b.o.lines {
-			r.f[fLineIdx], r.f[fLineCount] = b.lineTable(o.lines)
+			r.lineIdx, r.lineCount = b.lineTable(o.lines)
 		}
 	}
 	b.nopen = min(b.nopen, d)
@@ -277,134 +446,187 @@ func (b *builder) closeFrom(d int, end uint64) {
 
 // lineTable adds t to the line tables, sharing an identical earlier one,
 // and returns its index and count.
-func (b *builder) lineTable(t []lineEntry) (idx, count uint64) {
+func (b *builder) lineTable(t []lineEntry) (idx, count uint32) {
 	if len(t) == 0 {
-		return uint64(len(b.lines)), 0
+		return uint32(b.lines.n), 0
 	}
 	h := uint64(len(t)) * 0x9e3779b97f4a7c15
 	for _, e := range t {
 		h = (h ^ (uint64(e.off)<<32 | uint64(e.line))) * 0xff51afd7ed558ccd
 		h ^= h >> 29
 	}
-	if i, ok := b.lineTabs[h]; ok && int(i)+len(t) <= len(b.lines) && slices.Equal(b.lines[i:int(i)+len(t)], t) {
-		return uint64(i), uint64(len(t))
-	}
-	idx = uint64(len(b.lines))
-	if idx <= math.MaxUint32 {
-		if _, ok := b.lineTabs[h]; !ok {
-			b.lineTabs[h] = uint32(idx)
+	i, ok := b.lineTabs[h]
+	if ok && int(i)+len(t) <= b.lines.n {
+		same := true
+		for j, e := range t {
+			if *b.lines.at(int(i) + j) != e {
+				same = false
+				break
+			}
+		}
+		if same {
+			return i, uint32(len(t))
 		}
 	}
-	b.lines = append(b.lines, t...)
-	return idx, uint64(len(t))
+	if uint64(b.lines.n)+uint64(len(t)) > math.MaxUint32 {
+		b.err = fmt.Errorf("lidia: line tables over 4G entries")
+		return 0, 0
+	}
+	idx = uint32(b.lines.n)
+	if !ok {
+		b.lineTabs[h] = idx
+	}
+	for _, e := range t {
+		b.lines.add(e)
+	}
+	return idx, uint32(len(t))
 }
 
-// writeTo writes the header and the tables.
+// writeTo writes the header and the tables. It encodes the tables twice,
+// a block at a time: once for the checksums the header holds, once to
+// write them.
 func (b *builder) writeTo(w io.Writer) error {
-	if !slices.IsSortedFunc(b.recs, func(x, y record) int {
-		if x.va != y.va {
-			return cmpU64(x.va, y.va)
-		}
-		return cmpU64(x.f[fDepth], y.f[fDepth])
-	}) {
-		// Functions came in address order, so this does not happen;
-		// sort as the format requires if it ever does.
-		slices.SortStableFunc(b.recs, func(x, y record) int {
-			if x.va != y.va {
-				return cmpU64(x.va, y.va)
-			}
-			return cmpU64(x.f[fDepth], y.f[fDepth])
-		})
+	if b.err != nil {
+		return b.err
 	}
-	n := uint64(len(b.recs))
-	vaW, fW, lW := uint64(4), uint64(4), uint64(2)
-	for i := range b.recs {
-		r := &b.recs[i]
-		if r.va > math.MaxUint32 {
+	n := uint64(b.recs.n)
+	vaW, lW := uint64(4), uint64(2)
+	for i := range b.recs.n {
+		if b.recs.at(i).va > math.MaxUint32 {
 			vaW = 8
-		}
-		for _, v := range r.f {
-			if v > math.MaxUint32 {
-				fW = 8
-			}
+			break
 		}
 	}
-	for _, e := range b.lines {
-		if e.off > math.MaxUint16 || e.line > math.MaxUint16 {
+	for i := range b.lines.n {
+		if e := b.lines.at(i); e.off > math.MaxUint16 || e.line > math.MaxUint16 {
 			lW = 4
 			break
 		}
 	}
-	nl := uint64(len(b.lines))
-	vaSize, rangeSize, lineSize := n*vaW, n*numFields*fW, nl*2*lW
-	buf := make([]byte, headerSize+vaSize+rangeSize)
-	tabs := buf[headerSize:]
+	const fW = 4
+	nl := uint64(b.lines.n)
+	vaSize, rangeSize := n*vaW, n*numFields*fW
+	strSize := uint64(len(b.strs))
 
-	va := tabs[:vaSize]
-	rng := tabs[vaSize:]
-	for i := range b.recs {
-		r := &b.recs[i]
-		putN(va[uint64(i)*vaW:], vaW, r.va)
-		e := rng[uint64(i)*numFields*fW:]
-		for k, v := range r.f {
-			putN(e[uint64(k)*fW:], fW, v)
-		}
+	tables := []func(emit func([]byte) error) error{
+		func(emit func([]byte) error) error { return b.encodeVA(emit, vaW) },
+		b.encodeRanges,
+		b.encodeStrings,
+		func(emit func([]byte) error) error { return b.encodeLines(emit, lW) },
 	}
-	lines := make([]byte, lineSize)
-	for i, e := range b.lines {
-		putN(lines[uint64(i)*2*lW:], lW, uint64(e.off))
-		putN(lines[uint64(i)*2*lW+lW:], lW, uint64(e.line))
+	var crcs [4]uint32
+	for i, enc := range tables {
+		enc(func(p []byte) error {
+			crcs[i] = crc32.Update(crcs[i], castagnoli, p)
+			return nil
+		})
 	}
 
-	h := buf[:headerSize]
+	h := make([]byte, headerSize)
 	vaOff := uint64(headerSize)
 	rangeOff := vaOff + vaSize
 	strOff := rangeOff + rangeSize
-	lineOff := strOff + uint64(len(b.strs))
+	lineOff := strOff + strSize
 	le.PutUint32(h[hMagic:], magic)
 	le.PutUint32(h[hVersion:], version)
 	le.PutUint64(h[hVAWidth:], vaW)
 	le.PutUint64(h[hVACount:], n)
 	le.PutUint64(h[hVAOffset:], vaOff)
-	le.PutUint32(h[hVACRC:], crc32.Checksum(va, castagnoli))
+	le.PutUint32(h[hVACRC:], crcs[0])
 	le.PutUint64(h[hRangeWidth:], fW)
 	le.PutUint64(h[hRangeCount:], n)
 	le.PutUint64(h[hRangeOffset:], rangeOff)
-	le.PutUint32(h[hRangeCRC:], crc32.Checksum(rng, castagnoli))
-	le.PutUint64(h[hStrSize:], uint64(len(b.strs)))
+	le.PutUint32(h[hRangeCRC:], crcs[1])
+	le.PutUint64(h[hStrSize:], strSize)
 	le.PutUint64(h[hStrOffset:], strOff)
-	le.PutUint32(h[hStrCRC:], crc32.Checksum(b.strs, castagnoli))
+	le.PutUint32(h[hStrCRC:], crcs[2])
 	le.PutUint64(h[hLineWidth:], lW)
 	le.PutUint64(h[hLineCount:], nl)
 	le.PutUint64(h[hLineOffset:], lineOff)
-	le.PutUint32(h[hLineCRC:], crc32.Checksum(lines, castagnoli))
+	le.PutUint32(h[hLineCRC:], crcs[3])
 
-	for _, part := range [][]byte{buf, b.strs, lines} {
-		if _, err := w.Write(part); err != nil {
+	if _, err := w.Write(h); err != nil {
+		return err
+	}
+	write := func(p []byte) error {
+		_, err := w.Write(p)
+		return err
+	}
+	for _, enc := range tables {
+		if err := enc(write); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func cmpU64(x, y uint64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
+// blockSize is the size of the blocks the encoders emit.
+const blockSize = 64 << 10
+
+// encodeVA emits the VA table, entries of w bytes.
+func (b *builder) encodeVA(emit func([]byte) error, w uint64) error {
+	buf := make([]byte, 0, blockSize)
+	for i := range b.recs.n {
+		va := b.recs.at(i).va
+		if w == 4 {
+			buf = le.AppendUint32(buf, uint32(va))
+		} else {
+			buf = le.AppendUint64(buf, va)
+		}
+		if len(buf) > blockSize-8 {
+			if err := emit(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
 	}
-	return 0
+	return emit(buf)
 }
 
-// putN stores v little-endian in w bytes (2, 4 or 8).
-func putN(b []byte, w, v uint64) {
-	switch w {
-	case 2:
-		le.PutUint16(b, uint16(v))
-	case 4:
-		le.PutUint32(b, uint32(v))
-	default:
-		le.PutUint64(b, v)
+// encodeRanges emits the range table, fields of 4 bytes.
+func (b *builder) encodeRanges(emit func([]byte) error) error {
+	buf := make([]byte, 0, blockSize)
+	for i := range b.recs.n {
+		r := b.recs.at(i)
+		buf = le.AppendUint32(buf, r.length)
+		buf = le.AppendUint32(buf, r.depth)
+		buf = le.AppendUint32(buf, r.fn)
+		buf = le.AppendUint32(buf, r.file)
+		buf = le.AppendUint32(buf, r.lineIdx)
+		buf = le.AppendUint32(buf, r.lineCount)
+		buf = le.AppendUint32(buf, r.callFile)
+		buf = le.AppendUint32(buf, r.call)
+		if len(buf) > blockSize-numFields*4 {
+			if err := emit(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
 	}
+	return emit(buf)
+}
+
+// encodeStrings emits the strings table.
+func (b *builder) encodeStrings(emit func([]byte) error) error { return emit(b.strs) }
+
+// encodeLines emits the line tables, fields of w bytes.
+func (b *builder) encodeLines(emit func([]byte) error, w uint64) error {
+	buf := make([]byte, 0, blockSize)
+	for i := range b.lines.n {
+		e := b.lines.at(i)
+		if w == 2 {
+			buf = le.AppendUint16(buf, uint16(e.off))
+			buf = le.AppendUint16(buf, uint16(e.line))
+		} else {
+			buf = le.AppendUint32(buf, e.off)
+			buf = le.AppendUint32(buf, e.line)
+		}
+		if len(buf) > blockSize-8 {
+			if err := emit(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	return emit(buf)
 }
