@@ -8,7 +8,11 @@
 // Section i of a file with section headers is ELF section i (index 0 is the
 // null section). A file without section headers, such as a core dump or the
 // output of strip --strip-section-headers, presents its PT_LOAD segments as
-// sections with an empty Name.
+// sections with an empty Name, flagged from the segment permissions.
+//
+// Section sizes and data are as stored: a compressed section
+// (SHF_COMPRESSED, as Go writes DWARF) is not decompressed, and a
+// SHT_NOBITS section (.bss) has no file bytes.
 package elfobj
 
 import (
@@ -30,7 +34,6 @@ type File struct {
 	class    elf.Class
 	machine  elf.Machine
 	sections []objfile.SectionHeader
-	segments bool // sections are PT_LOAD segments: the file has no section headers
 
 	// A File made by NewBytes reads data; one made by New reads ef.
 	data []byte
@@ -56,7 +59,6 @@ func New(f *elf.File) objfile.Object {
 		ef:      f,
 	}
 	if len(f.Sections) == 0 {
-		ff.segments = true
 		for _, p := range f.Progs {
 			if p.Type != elf.PT_LOAD {
 				continue

@@ -253,7 +253,6 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 
 // decodeSegments presents the PT_LOAD program headers as sections.
 func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
-	f.segments = true
 	tab, err := entries(f.data, phoff, phnum, phentsize)
 	if err != nil {
 		return formatError("program headers: %v", err)

@@ -2,7 +2,6 @@ package objtest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -128,8 +127,9 @@ func CheckSymbolIn(tb testing.TB, obj objfile.Object, name string, flags objfile
 }
 
 // PclntabAt checks that the Go symbol table starts at address addr of obj:
-// the bytes there must hold a pclntab header (magic in either byte order,
-// two zero bytes, quantum 1, 2 or 4, pointer size 4 or 8).
+// the bytes there must hold a pclntab header whose magic is in the byte
+// order obj.Endian reports, followed by two zero bytes, the instruction
+// size quantum (1, 2 or 4) and the pointer size (4 or 8).
 func PclntabAt(tb testing.TB, obj objfile.Object, addr uint64) {
 	tb.Helper()
 	hs, err := obj.Sections()
@@ -145,15 +145,13 @@ func PclntabAt(tb testing.TB, obj objfile.Object, addr uint64) {
 			tb.Fatal(err)
 		}
 		b := data[addr-h.Addr:]
-		for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-			switch order.Uint32(b) {
-			case 0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1:
-				if b[4] == 0 && b[5] == 0 && (b[6] == 1 || b[6] == 2 || b[6] == 4) && (b[7] == 4 || b[7] == 8) {
-					return
-				}
+		switch obj.Endian().Uint32(b) {
+		case 0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1:
+			if b[4] == 0 && b[5] == 0 && (b[6] == 1 || b[6] == 2 || b[6] == 4) && (b[7] == 4 || b[7] == 8) {
+				return
 			}
 		}
-		tb.Errorf("no pclntab header at %#x in section %d (%q): % x", addr, i, h.Name, b[:8])
+		tb.Errorf("no %v pclntab header at %#x in section %d (%q): % x", obj.Endian(), addr, i, h.Name, b[:8])
 		return
 	}
 	tb.Errorf("address %#x is in no section's file data", addr)
