@@ -28,7 +28,7 @@ LINE is the line of the func keyword, or for Go 1.19 and older binaries,
 which do not record it, the line of the entry PC.
 `)
 	jsonOut := f.Bool("json", false, "write one JSON object per function (see the command doc)")
-	match := f.String("match", "", "list only functions whose name matches the regular `expression`")
+	match := f.String("match", "", "list only functions whose name matches `REGEXP` (unanchored)")
 	pos, status, ok := f.parse(args, 1, 1, stdout, stderr)
 	if !ok {
 		return status

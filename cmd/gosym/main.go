@@ -212,6 +212,7 @@ func init() {
 		{"inlines", "list the functions inlined into a function", runInlines},
 		{"lines", "print a function's PC ranges with function, file and line", runLines},
 		{"disasm", "disassemble a function, annotated with lines and inlining", runDisasm},
+		{"lidia", "export the symbols as a Lidia file", runLidia},
 	}
 }
 

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"debug/buildinfo"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// usageLines are the first lines of each command's usage.
+var usageLines = map[string]string{
+	"info":      "usage: gosym info [-json] BINARY\n",
+	"funcs":     "usage: gosym funcs [-json] [-match REGEXP] BINARY\n",
+	"addr2line": "usage: gosym addr2line [-inlines] [-json] BINARY [ADDR...]\n",
+	"inlines":   "usage: gosym inlines [-json] [-tree] BINARY FUNC\n",
+	"lines":     "usage: gosym lines [-json] BINARY FUNC\n",
+	"disasm":    "usage: gosym disasm BINARY FUNC\n",
+	"lidia":     "usage: gosym lidia [-lines=true] [-files=true] [-inlines=true] BINARY -o OUT\n",
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"nosuchcommand"}, {"-x"}} {
+		out, errOut, status := gosymCmd(t, "", args...)
+		if status != 2 || out != "" || !strings.Contains(errOut, "usage: gosym <command>") {
+			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"help"}, {"--help"}} {
+		out, errOut, status := gosymCmd(t, "", args...)
+		if status != 0 || errOut != "" || !strings.HasPrefix(out, "usage: gosym <command>") {
+			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+	if len(commands) != len(usageLines) {
+		t.Errorf("%d commands, usage of %d known", len(commands), len(usageLines))
+	}
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	for _, c := range commands {
+		name := c.name
+		want, ok := usageLines[name]
+		if !ok {
+			t.Errorf("no usage line known for %s", name)
+			continue
+		}
+		// -h: the usage, the description and the flags on stdout.
+		for _, args := range [][]string{{name, "-h"}, {"help", name}, {name, b.Path, "-h"}} {
+			out, errOut, status := gosymCmd(t, "", args...)
+			if status != 0 || errOut != "" || !strings.HasPrefix(out, want) || strings.Count(out, "\n") < 4 {
+				t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+			}
+		}
+		// Bad usage: status 2 and the usage line on stderr.
+		for _, args := range [][]string{{name}, {name, "-nosuchflag", b.Path}} {
+			out, errOut, status := gosymCmd(t, "", args...)
+			if status != 2 || out != "" || !strings.Contains(errOut, want) {
+				t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"info", b.Path, "extra"},
+		{"funcs", b.Path, "extra"},
+		{"lines", b.Path},
+		{"lines", b.Path, "main.main", "extra"},
+		{"inlines", b.Path},
+		{"disasm", b.Path},
+	} {
+		out, errOut, status := gosymCmd(t, "", args...)
+		if status != 2 || out != "" || !strings.Contains(errOut, "arguments\n") {
+			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+}
+
+// TestFlagsAnywhere checks that flags may follow positional arguments and
+// that "--" ends the flags.
+func TestFlagsAnywhere(t *testing.T) {
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	want := mustRun(t, "", "funcs", "-json", "-match", "^main\\.main$", b.Path)
+	for _, args := range [][]string{
+		{"funcs", b.Path, "-json", "-match", "^main\\.main$"},
+		{"funcs", "-json", b.Path, "-match=^main\\.main$"},
+		{"funcs", "-match", "^main\\.main$", "-json", "--", b.Path},
+	} {
+		if got := mustRun(t, "", args...); got != want {
+			t.Errorf("gosym %q: %s, want %s", args, got, want)
+		}
+	}
+	// After "--", "-json" is a file name; "-match --" takes "--" as the
+	// regular expression.
+	_, errOut, status := gosymCmd(t, "", "funcs", "--", "-json")
+	if status != 1 || errOut != "gosym: -json: no such file or directory\n" {
+		t.Errorf("funcs -- -json: status %d, stderr %q", status, errOut)
+	}
+	if out, _, status := gosymCmd(t, "", "funcs", "-match", "--", b.Path); status != 0 || out != "" {
+		t.Errorf("funcs -match -- BIN: status %d, output %q", status, out)
+	}
+}
+
+// cBinary returns a system executable that is not a Go program, or "".
+func cBinary() string {
+	for _, p := range []string{"/bin/true", "/usr/bin/true", "/bin/ls", "/usr/bin/env"} {
+		if _, err := buildinfo.ReadFile(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+func TestErrors(t *testing.T) {
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	data, err := os.ReadFile(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text")
+	os.WriteFile(text, []byte("hello, world\n"), 0o666)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o666)
+	truncated := filepath.Join(dir, "truncated")
+	os.WriteFile(truncated, data[:len(data)/2], 0o666)
+	// A pclntab header claiming more functions than fit.
+	corrupt := filepath.Join(dir, "corrupt")
+	bad := bytes.Clone(data)
+	i := bytes.Index(bad, []byte{0xf1, 0xff, 0xff, 0xff, 0, 0, 1, 8})
+	if i < 0 {
+		t.Fatal("no pclntab header")
+	}
+	binary.LittleEndian.PutUint64(bad[i+8:], 1<<40)
+	os.WriteFile(corrupt, bad, 0o666)
+	missing := filepath.Join(dir, "missing")
+
+	cases := []struct {
+		path, want string
+	}{
+		{text, "not an object file"},
+		{empty, "not an object file"},
+		{dir, "is a directory"},
+		{missing, "no such file or directory"},
+		{corrupt, "corrupt symbol table: pclntab claims 1099511627776 functions"},
+		{truncated, "elfobj: "}, // the section headers are gone: a backend error
+	}
+	if c := cBinary(); c != "" {
+		cases = append(cases, struct{ path, want string }{c, "no Go symbol table"})
+	} else {
+		t.Log("no C executable found")
+	}
+	for _, c := range cases {
+		for _, args := range [][]string{
+			{"info", c.path},
+			{"funcs", c.path},
+			{"addr2line", c.path, "0x401000"},
+			{"lines", c.path, "main.main"},
+			{"inlines", c.path, "main.main"},
+			{"disasm", c.path, "main.main"},
+		} {
+			out, errOut, status := gosymCmd(t, "", args...)
+			prefix := "gosym: " + c.path + ": " + c.want
+			if status != 1 || out != "" || !strings.HasPrefix(errOut, prefix) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("gosym %q: status %d, stdout %q, stderr %q; want status 1 and %q", args, status, out, errOut, prefix)
+			}
+		}
+	}
+
+	// A function that does not exist, with suggestions; an address in no
+	// function.
+	_, errOut, status := gosymCmd(t, "", "lines", b.Path, "main.mian")
+	if status != 1 || errOut != "gosym: "+b.Path+": no function main.mian\n" {
+		t.Errorf("lines main.mian: status %d, stderr %q", status, errOut)
+	}
+	_, errOut, status = gosymCmd(t, "", "inlines", b.Path, "main.closure")
+	if status != 1 || !strings.HasPrefix(errOut, "gosym: "+b.Path+": no function main.closure (did you mean main.closures") {
+		t.Errorf("inlines main.closure: status %d, stderr %q", status, errOut)
+	}
+	_, errOut, status = gosymCmd(t, "", "disasm", b.Path, "0x10")
+	if status != 1 || errOut != "gosym: "+b.Path+": no function at 0x10\n" {
+		t.Errorf("disasm 0x10: status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestBuiltBinary builds the command and checks its exit statuses and
+// that it answers as the in-process runs do.
+func TestBuiltBinary(t *testing.T) {
+	goCmd := goCommand(t)
+	exe := filepath.Join(t.TempDir(), "gosym"+exeSuffix())
+	if out, err := exec.Command(goCmd, "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	for _, c := range []struct {
+		args   []string
+		stdin  string
+		status int
+	}{
+		{[]string{"info", b.Path}, "", 0},
+		{[]string{"addr2line", b.Path}, "0x401000\n0x480780\nzz\n0\n", 1},
+		{[]string{"addr2line", b.Path}, "0x401000\n0x480780\n0\n", 0},
+		{[]string{"addr2line", "-h"}, "", 0},
+		{[]string{"info", filepath.Join(t.TempDir(), "missing")}, "", 1},
+		{[]string{"info"}, "", 2},
+		{nil, "", 2},
+	} {
+		cmd := exec.Command(exe, c.args...)
+		cmd.Stdin = strings.NewReader(c.stdin)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		status := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			status = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		wantOut, wantErr, wantStatus := gosymCmd(t, c.stdin, c.args...)
+		if status != c.status || wantStatus != c.status || out.String() != wantOut || errOut.String() != wantErr {
+			t.Errorf("gosym %q: status %d, stdout %q, stderr %q\nin-process: status %d, stdout %q, stderr %q",
+				c.args, status, out.String(), errOut.String(), wantStatus, wantOut, wantErr)
+		}
+	}
+}
