@@ -27,7 +27,7 @@ func TestLidia(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, c := range []struct {
-		flags                  []string
+		flags                 []string
 		lines, files, inlines bool
 	}{
 		{nil, true, true, true},
