@@ -227,3 +227,43 @@ func TestBuiltBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeQuickStart runs the first command of the README's quick start,
+// as a new user would, and checks that it prints what addr2line prints for
+// the entry of main.main.
+func TestReadmeQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go run")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	goCommand(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Quick start\n")
+	_, block, ok2 := strings.Cut(section, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 || !strings.HasPrefix(block, "go run ./cmd/gosym ") {
+		t.Fatalf("no quick start command in README.md:\n%s", block)
+	}
+	cmd := exec.Command("sh", "-c", block)
+	cmd.Dir = "../.."
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", block, err, errOut.Bytes())
+	}
+	gobin := goBinary(t)
+	fn, err := openTable(t, gobin).LookupFunction("main.main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mustRun(t, "", "addr2line", gobin, hex(fn.Entry()))
+	if string(out) != want || !strings.HasPrefix(want, "main.main\n") {
+		t.Errorf("%s\nprints %q, want %q", block, out, want)
+	}
+}
