@@ -3,12 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // addrsOf returns addresses worth symbolizing in tab: for every function
@@ -58,9 +62,8 @@ func addrsOf(t testing.TB, tab *gosym.Table, step int) []uint64 {
 //     ".../asm_amd64.s:33").
 //   - Stripped cgo (externally linked) binaries: cmd/internal/objfile
 //     takes the start of .text as the text start, which is wrong when C
-//     code precedes Go code, so every answer is shifted. The corpus
-//     committed here has no such binary; the rule is in the list for
-//     corpora built with the whole matrix.
+//     code precedes Go code, so every answer is shifted: see
+//     TestAddr2lineGoToolCgoStripped.
 func knownDifference(tab *gosym.Table, minor int, pc uint64, want, got [2]string) string {
 	if want[0] != got[0] {
 		return ""
@@ -167,6 +170,99 @@ func TestAddr2lineGoToolGoCommand(t *testing.T) {
 	addrs := addrsOf(t, tab, step)
 	same, known := compareWithGoTool(t, path, minorOf(tab.GoVersion()), addrs)
 	t.Logf("%s (%s): %d of %d addresses identical to go tool addr2line; known differences %v", path, tab.GoVersion(), same, len(addrs), known)
+}
+
+// TestAddr2lineGoToolCgoStripped builds a stripped, externally linked cgo
+// program, where go tool addr2line answers for each address what gosym
+// answers for an address further on: the distance from the .text section
+// (where C code comes first) to the Go text, which debug/gosym is not
+// told. Everything else must agree.
+func TestAddr2lineGoToolCgoStripped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a cgo program")
+	}
+	goCmd := goCommand(t)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("ELF only")
+	}
+	dir := t.TempDir()
+	src := `package main
+
+// int add(int a, int b) { return a + b; }
+import "C"
+
+//go:noinline
+func work(n int) int { return int(C.add(C.int(n), 2)) }
+
+func main() { println(work(3)) }
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "prog")
+	cmd := exec.Command(goCmd, "build", "-ldflags=-s -w -linkmode=external", "-o", path, "main.go")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("go build: %v\n%s", err, out)
+	}
+
+	tab := openTable(t, path)
+	obj, err := object.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	secs, err := obj.Sections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var textAddr uint64
+	for _, s := range secs {
+		if s.Name == ".text" {
+			textAddr = s.Addr
+		}
+	}
+	shift := tab.Info().TextStart - textAddr
+	if textAddr == 0 || shift == 0 {
+		t.Skipf(".text at %#x, Go text at %#x: no C code first", textAddr, tab.Info().TextStart)
+	}
+
+	var addrs []uint64
+	for fn, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, fn.Entry(), (fn.Entry()+fn.End())/2)
+	}
+	var in strings.Builder
+	for _, pc := range addrs {
+		fmt.Fprintf(&in, "%#x\n", pc)
+	}
+	want := strings.Split(runTool(t, in.String(), goTool(t, "addr2line"), path), "\n")
+	got := strings.Split(mustRun(t, in.String(), "addr2line", path), "\n")
+	same, shifted := 0, 0
+	for i, pc := range addrs {
+		w := [2]string{want[2*i], want[2*i+1]}
+		g := [2]string{got[2*i], got[2*i+1]}
+		if w == g {
+			same++
+			continue
+		}
+		s := strings.Split(mustRun(t, "", "addr2line", path, hex(pc+shift)), "\n")
+		if w == [2]string{s[0], s[1]} {
+			shifted++
+			continue
+		}
+		t.Errorf("%#x: go tool addr2line says %q, gosym %q (and %q at %#x)", pc, w, g, s[:2], pc+shift)
+	}
+	if shifted == 0 {
+		t.Errorf("no shifted answer: is the bug fixed?")
+	}
+	t.Logf("stripped cgo binary: %d of %d addresses identical; %d answered by go tool addr2line for the address %#x further", same, len(addrs), shifted, shift)
 }
 
 // minorOf returns N of "go1.N..." or -1.
