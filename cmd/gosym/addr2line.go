@@ -141,7 +141,7 @@ func (s *symbolizer) line(text string) {
 	locs, err := s.b.tab.ResolveLocations(pc, s.locs)
 	s.locs = locs
 	if err != nil && !errors.Is(err, gosym.ErrPCNotFound) {
-		s.bad(text, fmt.Errorf("%#x: %w", pc, fileError(s.b.path, err)))
+		s.bad(text, fmt.Errorf("%s: %#x: %s", s.b.path, pc, cause(err)))
 		return
 	}
 	if s.json.enc != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -151,6 +152,28 @@ func TestAddr2lineGoToolCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("corpus: %d identical answers", total)
+}
+
+// TestAddr2lineGoToolFormats compares with go tool addr2line on cross
+// builds of a small program for every object format and several
+// architectures.
+func TestAddr2lineGoToolFormats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross builds")
+	}
+	var targets []objtest.Target
+	for _, ts := range [][]objtest.Target{objtest.ELF, objtest.MachO, objtest.PE, objtest.Plan9} {
+		targets = append(targets, ts...)
+	}
+	for _, target := range targets {
+		t.Run(target.Name, func(t *testing.T) {
+			path := objtest.Path(t, target)
+			tab := openTable(t, path)
+			addrs := addrsOf(t, tab, 1)
+			same, known := compareWithGoTool(t, path, minorOf(tab.GoVersion()), addrs)
+			t.Logf("%s: %d of %d addresses identical to go tool addr2line; known differences %v", target.Name, same, len(addrs), known)
+		})
+	}
 }
 
 func TestAddr2lineGoToolSelf(t *testing.T) {

@@ -420,12 +420,18 @@ func (b *exe) Close() {
 }
 
 // fileError returns an error "PATH: CAUSE" for an error about the file
-// path, with the cause in words a user can act on.
+// path, with the cause in words a user can act on (see cause).
 func fileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
 		err = pe.Err
 	}
+	return fmt.Errorf("%s: %s", path, cause(err))
+}
+
+// cause describes err for a user: "not an object file", "no Go symbol
+// table", "corrupt symbol table: DETAIL", or else err's own message.
+func cause(err error) string {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, object.ErrUnknownFormat):
@@ -438,7 +444,7 @@ func fileError(path string, err error) error {
 			msg = msg[i:]
 		}
 	}
-	return fmt.Errorf("%s: %s", path, msg)
+	return msg
 }
 
 // errorf prints an error message prefixed by "gosym: " and returns the
