@@ -23,9 +23,10 @@ func makeOptions(opts []Option) options {
 // always stores the checksums, so for it this option changes nothing.
 func WithCRC() Option { return func(o *options) { o.crc = true } }
 
-// WithLines says whether Write emits line tables (on by default); without
-// them every range gets an empty table and Lookup reports line 0. For a
-// Reader, WithLines(false) makes Lookup report line 0 everywhere.
+// WithLines says whether Write emits line tables and call lines (on by
+// default); without them every range gets an empty line table and call line
+// 0, and Lookup reports line 0 for every frame. For a Reader,
+// WithLines(false) makes Lookup report line 0 everywhere.
 func WithLines(on bool) Option { return func(o *options) { o.lines = on } }
 
 // WithFiles says whether Write emits source file names (on by default);

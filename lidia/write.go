@@ -401,7 +401,9 @@ func (b *builder) piece(lo uint64) {
 			if b.o.files {
 				r.callFile = b.str(c.File)
 			}
-			r.call = c.Line
+			if b.o.lines {
+				r.call = c.Line
+			}
 		}
 		if e == len(b.open) {
 			b.open = append(b.open, openRange{})

@@ -1,0 +1,347 @@
+package lidia
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+)
+
+func TestLookupDoesNotAllocate(t *testing.T) {
+	tab := selfTable(t)
+	r := newReader(t, writeBytes(t, tab))
+	pcs := samplePCs(t, tab, 2000)
+	dst := make([]Frame, 0, 64)
+	run := func() {
+		for _, pc := range pcs {
+			var err error
+			if dst, err = r.Lookup(dst, pc); err != nil || len(dst) == 0 {
+				t.Fatalf("Lookup(%#x) = %v, %v", pc, dst, err)
+			}
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(10, run); n != 0 {
+		t.Errorf("Lookup allocates %v times per run of %d PCs", n, len(pcs))
+	}
+}
+
+// TestConcurrentLookup looks up from 8 goroutines on one Reader made by
+// Open (a mapping, where the OS has it; run with -race), then uses the
+// strings after Close.
+func TestConcurrentLookup(t *testing.T) {
+	tab := selfTable(t)
+	path := filepath.Join(t.TempDir(), "self.lidia")
+	if err := os.WriteFile(path, writeBytes(t, tab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, WithCRC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs := samplePCs(t, tab, 4000)
+	want := make([][]gosym.Location, len(pcs))
+	for i, pc := range pcs {
+		want[i], _ = tab.ResolveLocations(pc, nil)
+	}
+	results := make([][]Frame, len(pcs))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var dst []Frame
+			for i := g; i < len(pcs); i += 8 {
+				var err error
+				if dst, err = r.Lookup(dst, pcs[i]); err != nil {
+					t.Error(err)
+					return
+				}
+				results[i] = append([]Frame(nil), dst...)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := r.Lookup(nil, pcs[0]); err != ErrClosed {
+		t.Errorf("Lookup after Close: %v, want ErrClosed", err)
+	}
+	// The strings outlive the mapping.
+	for i := range pcs {
+		if !sameFrames(results[i], want[i]) {
+			t.Fatalf("pc %#x: concurrent %v, want %v", pcs[i], results[i], want[i])
+		}
+	}
+}
+
+// TestOptions writes the go1.26.8 corpus binary with each option turned
+// off, and reads a full file with each reader option turned off: Lookup
+// must give ResolveLocations' frames without lines, without files, or only
+// the last (physical) frame, at every PC.
+func TestOptions(t *testing.T) {
+	tab := selfTable(t)
+	if entries, err := testcorpus.Entries(); err == nil {
+		for _, e := range entries {
+			if e.GoVersion == "go1.26.8" && e.Variant == "default" {
+				tab = entryTable(t, e)
+			}
+		}
+	}
+	full := writeBytes(t, tab)
+	type config struct {
+		lines, files, inlines bool
+	}
+	opts := func(c config) []Option {
+		return []Option{WithLines(c.lines), WithFiles(c.files), WithInlines(c.inlines)}
+	}
+	type reader struct {
+		config
+		name string
+		r    *Reader
+	}
+	var readers []reader
+	for _, c := range []config{
+		{false, true, true}, {true, false, true}, {true, true, false}, {false, false, false},
+	} {
+		written := writeBytes(t, tab, opts(c)...)
+		if len(written) >= len(full) {
+			t.Errorf("%+v: file of %d bytes, full one %d", c, len(written), len(full))
+		}
+		t.Logf("%+v: %d bytes (all: %d)", c, len(written), len(full))
+		readers = append(readers,
+			reader{c, "written", newReader(t, written)},
+			reader{c, "read", newReader(t, full, opts(c)...)})
+	}
+	var all, want []gosym.Location
+	var got []Frame
+	var err error
+	for _, f := range functions(t, tab) {
+		for pc := f.Entry(); pc < f.End(); pc++ {
+			all, _ = f.ResolveLocations(pc, all)
+			for _, r := range readers {
+				want = append(want[:0], all...)
+				if !r.inlines {
+					want = want[len(want)-1:]
+				}
+				for i := range want {
+					if !r.lines {
+						want[i].Line = 0
+					}
+					if !r.files {
+						want[i].File = ""
+					}
+				}
+				if got, err = r.r.Lookup(got, pc); err != nil || !sameFrames(got, want) {
+					t.Fatalf("%+v %s: pc %#x: %v, %v; want %v", r.config, r.name, pc, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open of a missing file: %v", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o644)
+	if _, err := Open(empty); !errors.Is(err, ErrCorrupted) {
+		t.Errorf("Open of an empty file: %v", err)
+	}
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, bytes.Repeat([]byte{1}, 4096), 0o644)
+	if _, err := Open(bad); !errors.Is(err, ErrCorrupted) {
+		t.Errorf("Open of a bad file: %v", err)
+	}
+}
+
+// TestCorrupt damages a small file in many ways: opening must fail with
+// ErrCorrupted, or Lookup must return frames or ErrCorrupted; nothing
+// panics.
+func TestCorrupt(t *testing.T) {
+	data := smallFile(t)
+	if _, err := NewReader(data, WithCRC()); err != nil {
+		t.Fatal(err)
+	}
+	r := newReader(t, data)
+	addrs := fileAddrs(r)
+
+	set := func(off int, v uint64) []byte {
+		d := bytes.Clone(data)
+		le.PutUint64(d[off:], v)
+		return d
+	}
+	for name, d := range map[string][]byte{
+		"short":           data[:headerSize-1],
+		"magic":           set(hMagic, 0x6169646c),
+		"version":         set(hVersion, 2<<32|2),
+		"VA width":        set(hVAWidth, 2),
+		"range width":     set(hRangeWidth, 16),
+		"line width":      set(hLineWidth, 8),
+		"count mismatch":  set(hRangeCount, le.Uint64(data[hVACount:])+1),
+		"VA count":        set(hVACount, 1<<62),
+		"range offset":    set(hRangeOffset, uint64(len(data))),
+		"strings size":    set(hStrSize, uint64(len(data))),
+		"strings offset":  set(hStrOffset, ^uint64(0)),
+		"line count":      set(hLineCount, 1<<61),
+		"truncated table": data[:len(data)-1],
+	} {
+		if _, err := NewReader(d); !errors.Is(err, ErrCorrupted) {
+			t.Errorf("%s: NewReader: %v", name, err)
+		}
+	}
+
+	// A flipped byte in each table fails the CRC check.
+	for _, tab := range []struct {
+		name string
+		off  int
+	}{{"VA", hVAOffset}, {"range", hRangeOffset}, {"strings", hStrOffset}, {"line", hLineOffset}} {
+		d := bytes.Clone(data)
+		d[le.Uint64(d[tab.off:])+1] ^= 0x40
+		if _, err := NewReader(d, WithCRC()); !errors.Is(err, ErrCorrupted) {
+			t.Errorf("%s table damaged: NewReader with CRC: %v", tab.name, err)
+		}
+		if _, err := NewReader(d); err != nil {
+			t.Errorf("%s table damaged: NewReader without CRC: %v", tab.name, err)
+		}
+	}
+
+	// Bad references in range entries reach Lookup.
+	rng := int(le.Uint64(data[hRangeOffset:]))
+	for _, k := range []int{fFunc, fFile, fLineIdx, fLineCount, fCallFile, fCallLine} {
+		for i := range r.n {
+			d := bytes.Clone(data)
+			le.PutUint32(d[rng+(i*numFields+k)*4:], 0xfffffff0)
+			dr, err := NewReader(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range addrs {
+				if fr, err := dr.Lookup(nil, a); err != nil && !errors.Is(err, ErrCorrupted) {
+					t.Fatalf("field %d of range %d: Lookup(%#x) = %v, %v", k, i, a, fr, err)
+				}
+			}
+		}
+	}
+	// Every byte of the file, damaged in turn.
+	for i := range data {
+		d := bytes.Clone(data)
+		d[i] ^= 0xff
+		lookupAll(t, d, addrs)
+	}
+}
+
+// lookupAll opens data and looks up addrs, failing on an error that does
+// not wrap ErrCorrupted. (A panic fails the test by itself.)
+func lookupAll(t testing.TB, data []byte, addrs []uint64) {
+	r, err := NewReader(data)
+	if err != nil {
+		if !errors.Is(err, ErrCorrupted) {
+			t.Fatalf("NewReader: %v", err)
+		}
+		return
+	}
+	var dst []Frame
+	for _, a := range addrs {
+		if dst, err = r.Lookup(dst, a); err != nil && !errors.Is(err, ErrCorrupted) {
+			t.Fatalf("Lookup(%#x): %v", a, err)
+		}
+	}
+	for _, a := range fileAddrs(r) {
+		if dst, err = r.Lookup(dst, a); err != nil && !errors.Is(err, ErrCorrupted) {
+			t.Fatalf("Lookup(%#x): %v", a, err)
+		}
+	}
+}
+
+// fileAddrs returns addresses around the ranges of r (at most 64 ranges).
+func fileAddrs(r *Reader) []uint64 {
+	addrs := []uint64{0, ^uint64(0)}
+	for i := range min(r.n, 64) {
+		va := r.vaAt(i)
+		n := r.field(r.rec(i), fLength)
+		addrs = append(addrs, va-1, va, va+n/2, va+n-1, va+n)
+	}
+	return addrs
+}
+
+// smallFile writes a few functions of the test binary that have inlined
+// calls, two deep.
+func smallFile(tb testing.TB) []byte {
+	tb.Helper()
+	tab := selfTable(tb)
+	b := newBuilder(makeOptions(nil), 1, 8)
+	var locs []gosym.Location
+	n := 0
+	for _, f := range functions(tb, tab) {
+		if f.End()-f.Entry() > 400 {
+			continue
+		}
+		deep := false
+		for pc := f.Entry(); pc < f.End() && !deep; pc++ {
+			locs, _ = f.ResolveLocations(pc, locs)
+			deep = len(locs) >= 3
+		}
+		if !deep {
+			continue
+		}
+		if err := b.addFunction(f); err != nil {
+			tb.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	if n == 0 {
+		tb.Fatal("no function with inlined calls")
+	}
+	var buf bytes.Buffer
+	if err := b.writeTo(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestWriteDeterministic(t *testing.T) {
+	tab := selfTable(t)
+	a, b := writeBytes(t, tab), writeBytes(t, tab)
+	if !bytes.Equal(a, b) {
+		t.Error("two writes differ")
+	}
+}
+
+// failWriter fails after n bytes.
+type failWriter struct{ n int }
+
+var errWrite = errors.New("write failed")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errWrite
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+func TestWriteError(t *testing.T) {
+	tab := selfTable(t)
+	size := len(writeBytes(t, tab))
+	for _, n := range []int{0, 100, size / 2, size - 1} {
+		if err := Write(&failWriter{n}, tab); err != errWrite {
+			t.Errorf("failing after %d bytes: %v", n, err)
+		}
+	}
+}
