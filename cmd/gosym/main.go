@@ -232,21 +232,15 @@ type command struct {
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-var commands []command
-
-func init() {
-	// Assigned here rather than in the declaration: the commands' run
-	// functions refer to commands (through usage) and Go forbids the
-	// initialization cycle.
-	commands = []command{
-		{"info", "describe the binary and its symbol table", runInfo},
-		{"funcs", "list functions: entry, end, name, file:line", runFuncs},
-		{"addr2line", "print function and file:line for addresses", runAddr2line},
-		{"inlines", "list the functions inlined into a function", runInlines},
-		{"lines", "print a function's PC ranges with function, file and line", runLines},
-		{"disasm", "disassemble a function, annotated with lines and inlining", runDisasm},
-		{"lidia", "export the symbols as a Lidia file", runLidia},
-	}
+// commands are the subcommands, in the order of the usage message.
+var commands = []command{
+	{"info", "describe the binary and its symbol table", runInfo},
+	{"funcs", "list functions: entry, end, name, file:line", runFuncs},
+	{"addr2line", "print function and file:line for addresses", runAddr2line},
+	{"inlines", "list the functions inlined into a function", runInlines},
+	{"lines", "print a function's PC ranges with function, file and line", runLines},
+	{"disasm", "disassemble a function, annotated with lines and inlining", runDisasm},
+	{"lidia", "export the symbols as a Lidia file", runLidia},
 }
 
 func main() {
