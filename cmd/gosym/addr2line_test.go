@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -453,5 +455,39 @@ func TestAddr2lineInput(t *testing.T) {
 	out = mustRun(t, "", "addr2line", "-json", b.Path, "0")
 	if !strings.Contains(out, `"Symbol":[]`) {
 		t.Errorf("-json 0: %s", out)
+	}
+}
+
+// TestAddr2lineInteractive checks that each line of standard input is
+// answered before the next is read, as a program that writes an address
+// and waits for the answer needs.
+func TestAddr2lineInteractive(t *testing.T) {
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() {
+		status := run([]string{"addr2line", b.Path}, inR, outW, io.Discard)
+		outW.Close()
+		done <- status
+	}()
+	out := bufio.NewReader(outR)
+	for _, addr := range []string{"0x401000", "zz", "0x480780"} {
+		if _, err := io.WriteString(inW, addr+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		// The answer comes while the input is still open.
+		for range 2 {
+			if _, err := out.ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	inW.Close()
+	if rest, _ := io.ReadAll(out); len(rest) != 0 {
+		t.Errorf("more output: %q", rest)
+	}
+	if status := <-done; status != 1 {
+		t.Errorf("status %d after a bad line, want 1", status)
 	}
 }
