@@ -1,6 +1,7 @@
 package lidia
 
 import (
+	"bytes"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -100,4 +101,127 @@ func samplePCs(tb testing.TB, tab *gosym.Table, n int) []uint64 {
 		}
 	}
 	return pcs
+}
+
+// lookupSetup writes the go binary of the installed toolchain (or, without
+// one, the test binary) and returns its table, the file and 10,000 PCs
+// spread uniformly over its functions.
+func lookupSetup(b *testing.B) (*gosym.Table, []byte, []uint64) {
+	b.Helper()
+	var tab *gosym.Table
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		if path := filepath.Join(strings.TrimSpace(string(out)), "bin", "go"); fileExists(path) {
+			tab = openTable(b, path)
+		}
+	}
+	if tab == nil {
+		tab = selfTable(b)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tab); err != nil {
+		b.Fatal(err)
+	}
+	return tab, buf.Bytes(), samplePCs(b, tab, 10000)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// BenchmarkLookup compares, per lookup over the same PCs: Lookup on a
+// Reader over bytes and over a mapped file; the re-implementation of
+// Pyroscope's reader (ReaderAt probes, string copies; §8 of the spec) over
+// a bytes.Reader, as Pyroscope's symbolizer reads a file it holds in
+// memory; and gosym's ResolveLocations on the binary itself.
+func BenchmarkLookup(b *testing.B) {
+	tab, data, pcs := lookupSetup(b)
+	b.Run("lidia", func(b *testing.B) {
+		r := newReader(b, data)
+		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
+			dst, _ = r.Lookup(dst, pc)
+			return dst
+		})
+	})
+	b.Run("lidia-mmap", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), "go.lidia")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
+			dst, _ = r.Lookup(dst, pc)
+			return dst
+		})
+	})
+	b.Run("pyroscope", func(b *testing.B) {
+		p, err := openPyro(bytes.NewReader(data), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var pf []pyroFrame
+		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
+			pf = p.Lookup(pf, pc)
+			return dst
+		})
+	})
+	b.Run("gosym", func(b *testing.B) {
+		var locs []gosym.Location
+		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
+			locs, _ = tab.ResolveLocations(pc, locs)
+			return dst
+		})
+	})
+}
+
+// benchLookups runs lookup over pcs, b.N lookups in all, and reports the
+// CPU time per lookup too.
+func benchLookups(b *testing.B, pcs []uint64, lookup func(pc uint64, dst []Frame) []Frame) {
+	dst := make([]Frame, 0, 64)
+	for _, pc := range pcs {
+		dst = lookup(pc, dst)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := range b.N {
+		dst = lookup(pcs[i%len(pcs)], dst)
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkLookupVsPyroscope times Lookup and the Pyroscope-design reader
+// on the same PCs, alternating in one run so that both see the same load,
+// and reports the ratio of their times (target: at most 0.25).
+func BenchmarkLookupVsPyroscope(b *testing.B) {
+	_, data, pcs := lookupSetup(b)
+	r := newReader(b, data)
+	p, err := openPyro(bytes.NewReader(data), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]Frame, 0, 64)
+	var pf []pyroFrame
+	var ours, theirs time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		for _, pc := range pcs {
+			dst, _ = r.Lookup(dst, pc)
+		}
+		t1 := time.Now()
+		for _, pc := range pcs {
+			pf = p.Lookup(pf, pc)
+		}
+		ours += t1.Sub(t0)
+		theirs += time.Since(t1)
+	}
+	n := float64(b.N * len(pcs))
+	b.ReportMetric(float64(ours.Nanoseconds())/n, "lidia-ns/lookup")
+	b.ReportMetric(float64(theirs.Nanoseconds())/n, "pyroscope-ns/lookup")
+	b.ReportMetric(float64(ours)/float64(theirs), "ratio")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/crc32"
 	"math"
+	"math/bits"
 	"os"
 	"sync/atomic"
 	"unsafe"
@@ -28,6 +29,12 @@ type Reader struct {
 	lines []byte // line tables
 	lW    int    // 2 or 4
 	nl    uint64 // number of line entries
+
+	// The VA index: the ranges whose VA is in [base+k<<shift,
+	// base+(k+1)<<shift) are those from buckets[k] to buckets[k+1]-1.
+	base    uint64
+	shift   uint
+	buckets []uint32
 
 	// parent[i] is the range at depth-1 that holds range i, for files
 	// whose ranges nest (see the package documentation); nil for other
@@ -150,7 +157,49 @@ func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	r.n, r.vaW, r.fW, r.lW, r.nl = int(n), int(vaW), int(fW), int(lW), nl
 	r.strs = bytes.Clone(strs)
 	r.parent = r.nest()
+	r.index()
 	return r, nil
+}
+
+// index builds the VA index that narrows the binary search of Lookup to a
+// few ranges, for a sorted VA table: about one bucket for every eight ranges
+// (which span a cache line of VAs), 4 bytes each.
+func (r *Reader) index() {
+	if r.n < 64 || uint64(r.n) >= math.MaxUint32 {
+		return
+	}
+	lo, hi := r.vaAt(0), r.vaAt(r.n-1)
+	prev := lo
+	for i := range r.n {
+		if va := r.vaAt(i); va < prev {
+			return // not sorted: plain binary search
+		} else {
+			prev = va
+		}
+	}
+	span := hi - lo + 1
+	if span == 0 {
+		span = math.MaxUint64 // lo = 0, hi = MaxUint64
+	}
+	shift := uint(0)
+	for span>>shift > uint64(r.n)/8 {
+		shift++
+	}
+	nb := int(span>>shift) + 1
+	buckets := make([]uint32, nb+1)
+	i := 0
+	for k := range nb + 1 {
+		// The first range with VA at or above the bucket's start.
+		start := lo + uint64(k)<<shift
+		if k == nb || start < lo {
+			i = r.n
+		}
+		for i < r.n && r.vaAt(i) < start {
+			i++
+		}
+		buckets[k] = uint32(i)
+	}
+	r.base, r.shift, r.buckets = lo, shift, buckets
 }
 
 // nest returns the enclosing range of every range if the ranges nest: sorted
@@ -263,8 +312,8 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 		return dst, corrupt("range %d has a reference out of range", i)
 	}
 	dst = append(dst, Frame{fn, file, line})
-	if !r.o.inlines {
-		return dst, nil
+	if !r.o.inlines || r.field(rec, fDepth) == 0 {
+		return dst, nil // depth 0: no enclosing range
 	}
 	for p := r.parent[i]; p != noParent; p = r.parent[p] {
 		var err error
@@ -319,6 +368,16 @@ func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
 // -1.
 func (r *Reader) search(addr uint64) int {
 	lo, hi := 0, r.n // the answer + 1 is in [lo, hi]
+	if r.buckets != nil {
+		if addr < r.base {
+			return -1
+		}
+		k := (addr - r.base) >> r.shift
+		if k+1 >= uint64(len(r.buckets)) {
+			return r.n - 1 // past the last VA
+		}
+		lo, hi = int(r.buckets[k]), int(r.buckets[k+1])
+	}
 	if r.vaW == 4 {
 		if addr > math.MaxUint32 {
 			addr = math.MaxUint32
@@ -406,34 +465,43 @@ func (r *Reader) line(rec []byte, rel uint64) (uint32, bool) {
 	if idx > r.nl || count > r.nl-idx {
 		return 0, false
 	}
-	// Find the first entry with an offset > rel; the one before it holds.
-	lo, hi := idx, idx+count
-	if r.lW == 2 {
-		t := r.lines
-		for lo < hi {
-			m := (lo + hi) >> 1
-			if uint64(le.Uint16(t[4*m:])) <= rel {
-				lo = m + 1
-			} else {
-				hi = m
-			}
+	t, w := r.lines, uint64(r.lW)
+	off := func(j uint64) uint64 {
+		if w == 2 {
+			return uint64(le.Uint16(t[4*j:]))
 		}
-		if lo == idx {
-			return 0, true
-		}
-		return uint32(le.Uint16(t[4*(lo-1)+2:])), true
+		return uint64(le.Uint32(t[8*j:]))
 	}
-	t := r.lines
+	// Find the first entry with an offset > rel; the one before it holds.
+	// Offsets grow about evenly over a range, so first try a window
+	// around the entry its position suggests: one or two cache lines.
+	lo, hi := idx, idx+count
+	if length := r.field(rec, fLength); count > 16 && rel < length {
+		h, l := bits.Mul64(count, rel)
+		q, _ := bits.Div64(h, l, length) // < count, as rel < length
+		g := idx + q
+		wlo, whi := idx, min(g+8, hi)
+		if g >= idx+8 {
+			wlo = g - 8
+		}
+		if (wlo == idx || off(wlo) <= rel) && (whi == hi || off(whi) > rel) {
+			lo, hi = wlo, whi
+		}
+	}
+	first := idx
 	for lo < hi {
 		m := (lo + hi) >> 1
-		if uint64(le.Uint32(t[8*m:])) <= rel {
+		if off(m) <= rel {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo == idx {
+	if lo == first {
 		return 0, true
+	}
+	if w == 2 {
+		return uint32(le.Uint16(t[4*(lo-1)+2:])), true
 	}
 	return le.Uint32(t[8*(lo-1)+4:]), true
 }
