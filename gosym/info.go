@@ -18,7 +18,7 @@ type Info struct {
 	// end of the last function.
 	TextStart, TextEnd uint64
 	NumFuncs           int // entries of the function table
-	NumFiles           int // distinct file names (0 before Go 1.16, which does not count them)
+	NumFiles           int // entries of the file table
 
 	// FoundBy says how the pclntab was found: "section .gopclntab",
 	// "symbol runtime.pclntab", "scan of section .rdata", ...
@@ -53,6 +53,12 @@ func (t *Table) Info() Info {
 	}
 	if t.h.magic != magic12 {
 		in.NumFiles = int(t.h.nfiles)
+	} else if n, ok := t.h.rd.u32At(t.h.filetab, 0); ok && n > 0 {
+		// The count includes the unused entry 0 from Go 1.8 (spec §1.2).
+		in.NumFiles = int(n)
+		if t.l.minor >= 8 {
+			in.NumFiles--
+		}
 	}
 	if t.h.nfunc > 0 {
 		in.TextStart, in.TextEnd = t.entryAt(0), t.entryAt(t.h.nfunc)
