@@ -33,12 +33,28 @@ func toolBinary(tb testing.TB, name string) string {
 	return path
 }
 
-// countingWriter counts the bytes written.
-type countingWriter struct{ n int64 }
+// countingWriter counts the bytes written and keeps the header.
+type countingWriter struct {
+	n      int64
+	header []byte
+}
 
 func (w *countingWriter) Write(p []byte) (int, error) {
+	if len(w.header) < headerSize {
+		w.header = append(w.header, p[:min(len(p), headerSize-len(w.header))]...)
+	}
 	w.n += int64(len(p))
 	return len(p), nil
+}
+
+// reportTables reports the number of ranges and the size of each table
+// from a file's header.
+func reportTables(b *testing.B, h []byte) {
+	n := le.Uint64(h[hVACount:])
+	b.ReportMetric(float64(n), "ranges")
+	b.ReportMetric(float64(n*(le.Uint64(h[hVAWidth:])+numFields*le.Uint64(h[hRangeWidth:]))), "va+range-bytes")
+	b.ReportMetric(float64(le.Uint64(h[hStrSize:])), "strings-bytes")
+	b.ReportMetric(float64(le.Uint64(h[hLineCount:])*2*le.Uint64(h[hLineWidth:])), "lines-bytes")
 }
 
 var _ io.Writer = (*countingWriter)(nil)
@@ -65,13 +81,14 @@ func BenchmarkWrite(b *testing.B) {
 				b.ResetTimer()
 				cpu := cpuTime()
 				for range b.N {
-					w.n = 0
+					w.n, w.header = 0, w.header[:0]
 					if err := Write(&w, tab, v.opts...); err != nil {
 						b.Fatal(err)
 					}
 				}
 				reportCPU(b, cpu)
 				b.ReportMetric(float64(w.n), "file-bytes")
+				reportTables(b, w.header)
 			})
 		}
 	}

@@ -283,54 +283,54 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 		return r.walk(dst, i, addr)
 	}
 	// The innermost covering range is i or one of its ancestors.
-	for {
-		rec := r.rec(i)
-		if addr-r.vaAt(i) < r.field(rec, fLength) {
-			break
-		}
+	va, e := r.vaAt(i), r.entry(i)
+	for addr-va >= e.length {
 		p := r.parent[i]
 		if p == noParent {
 			return dst, nil
 		}
 		i = int(p)
+		va, e = r.vaAt(i), r.entry(i)
 	}
-	rec := r.rec(i)
-	if !r.o.inlines {
-		// Only the physical frame: find it, with its file and line
-		// at the call site of the range above it.
-		if p := r.parent[i]; p != noParent {
-			for r.parent[p] != noParent {
-				i, p = int(p), r.parent[p]
+	if !r.o.inlines && e.depth != 0 {
+		// Only the physical frame, with its file and line at the call
+		// site in the range above it.
+		inner := e
+		for p := r.parent[i]; p != noParent; p = r.parent[p] {
+			i = int(p)
+			if r.parent[p] != noParent {
+				inner = r.entry(i)
 			}
-			return r.outerFrame(dst, r.rec(int(p)), r.rec(i))
 		}
+		return r.outerFrame(dst, r.entry(i), &inner)
 	}
-	fn, ok1 := r.str(r.field(rec, fFunc))
-	file, ok2 := r.file(r.field(rec, fFile))
-	line, ok3 := r.line(rec, addr-r.vaAt(i))
+	fn, ok1 := r.str(e.fn)
+	file, ok2 := r.file(e.file)
+	line, ok3 := r.line(&e, addr-va)
 	if !(ok1 && ok2 && ok3) {
 		return dst, corrupt("range %d has a reference out of range", i)
 	}
 	dst = append(dst, Frame{fn, file, line})
-	if !r.o.inlines || r.field(rec, fDepth) == 0 {
+	if !r.o.inlines || e.depth == 0 {
 		return dst, nil // depth 0: no enclosing range
 	}
 	for p := r.parent[i]; p != noParent; p = r.parent[p] {
+		o := r.entry(int(p))
 		var err error
-		if dst, err = r.outerFrame(dst, r.rec(int(p)), rec); err != nil {
+		if dst, err = r.outerFrame(dst, o, &e); err != nil {
 			return dst, err
 		}
-		rec = r.rec(int(p))
+		e = o
 	}
 	return dst, nil
 }
 
 // outerFrame appends the frame of range outer at the call site recorded in
 // range inner, the range one deeper.
-func (r *Reader) outerFrame(dst []Frame, outer, inner []byte) ([]Frame, error) {
-	fn, ok1 := r.str(r.field(outer, fFunc))
-	file, ok2 := r.file(r.field(inner, fCallFile))
-	line := r.field(inner, fCallLine)
+func (r *Reader) outerFrame(dst []Frame, outer entry, inner *entry) ([]Frame, error) {
+	fn, ok1 := r.str(outer.fn)
+	file, ok2 := r.file(inner.callFile)
+	line := inner.callLine
 	if !(ok1 && ok2 && line <= math.MaxUint32) {
 		return dst, corrupt("range has a reference out of range")
 	}
@@ -345,19 +345,18 @@ func (r *Reader) outerFrame(dst []Frame, outer, inner []byte) ([]Frame, error) {
 // addr is a frame, up to the first range of depth 0.
 func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
 	for ; i >= 0; i-- {
-		rec := r.rec(i)
+		e := r.entry(i)
 		va := r.vaAt(i)
-		depth := r.field(rec, fDepth)
-		if va <= addr && addr-va < r.field(rec, fLength) && (r.o.inlines || depth == 0) {
-			fn, ok1 := r.str(r.field(rec, fFunc))
-			file, ok2 := r.file(r.field(rec, fFile))
-			line, ok3 := r.line(rec, addr-va)
+		if va <= addr && addr-va < e.length && (r.o.inlines || e.depth == 0) {
+			fn, ok1 := r.str(e.fn)
+			file, ok2 := r.file(e.file)
+			line, ok3 := r.line(&e, addr-va)
 			if !(ok1 && ok2 && ok3) {
 				return dst, corrupt("range %d has a reference out of range", i)
 			}
 			dst = append(dst, Frame{fn, file, line})
 		}
-		if depth == 0 {
+		if e.depth == 0 {
 			break
 		}
 	}
@@ -412,6 +411,31 @@ func (r *Reader) vaAt(i int) uint64 {
 	return le.Uint64(r.va[8*i:])
 }
 
+// entry is a decoded range entry.
+type entry struct {
+	length, depth, fn, file, lineIdx, lineCount, callFile, callLine uint64
+}
+
+// entry decodes range entry i.
+func (r *Reader) entry(i int) entry {
+	if r.fW == 4 {
+		b := r.rng[i*32:]
+		b = b[:32:32]
+		return entry{
+			uint64(le.Uint32(b[0:])), uint64(le.Uint32(b[4:])),
+			uint64(le.Uint32(b[8:])), uint64(le.Uint32(b[12:])),
+			uint64(le.Uint32(b[16:])), uint64(le.Uint32(b[20:])),
+			uint64(le.Uint32(b[24:])), uint64(le.Uint32(b[28:])),
+		}
+	}
+	b := r.rng[i*64:]
+	b = b[:64:64]
+	return entry{
+		le.Uint64(b[0:]), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]),
+		le.Uint64(b[32:]), le.Uint64(b[40:]), le.Uint64(b[48:]), le.Uint64(b[56:]),
+	}
+}
+
 // rec returns range entry i.
 func (r *Reader) rec(i int) []byte {
 	w := numFields * r.fW
@@ -454,14 +478,14 @@ func (r *Reader) file(off uint64) (string, bool) {
 	return r.str(off)
 }
 
-// line returns the line at offset rel from the VA of range rec: the entry
+// line returns the line at offset rel from the VA of range e: the entry
 // of its line table with the largest offset at most rel; 0 if none.
-func (r *Reader) line(rec []byte, rel uint64) (uint32, bool) {
-	count := r.field(rec, fLineCount)
+func (r *Reader) line(e *entry, rel uint64) (uint32, bool) {
+	count := e.lineCount
 	if count == 0 || !r.o.lines {
 		return 0, true
 	}
-	idx := r.field(rec, fLineIdx)
+	idx := e.lineIdx
 	if idx > r.nl || count > r.nl-idx {
 		return 0, false
 	}
@@ -476,7 +500,7 @@ func (r *Reader) line(rec []byte, rel uint64) (uint32, bool) {
 	// Offsets grow about evenly over a range, so first try a window
 	// around the entry its position suggests: one or two cache lines.
 	lo, hi := idx, idx+count
-	if length := r.field(rec, fLength); count > 16 && rel < length {
+	if length := e.length; count > 16 && rel < length {
 		h, l := bits.Mul64(count, rel)
 		q, _ := bits.Div64(h, l, length) // < count, as rel < length
 		g := idx + q

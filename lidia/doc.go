@@ -1,0 +1,88 @@
+// Package lidia writes and reads Lidia symbol files, the format of Grafana
+// Pyroscope's lidia package (Language-Independent Debug Information
+// Archive), filled completely: besides the physical functions, the ranges
+// of inlined calls with their call sites, source files and line tables.
+//
+// Write exports a gosym.Table; Open and NewReader read a file, and
+// Reader.Lookup returns the whole inline stack at an address, innermost
+// call first and the physical function last, each frame with its function,
+// file and line: for files written here, exactly what gosym's
+// Table.ResolveLocations returns for the binary. Addresses are link-time
+// addresses, as the Table's.
+//
+// # The byte layout
+//
+// A file is a 128-byte header followed by four tables, each with its
+// offset, size and CRC32C (Castagnoli) in the header: the VA table (the
+// sorted start address of every range, 4 or 8 bytes each), the range table
+// (8 fields of 4 or 8 bytes per range: length, depth, function, file,
+// line-table index and count, call file, call line), the strings table
+// (each string a 4-byte little-endian length and its bytes; references are
+// byte offsets, offset 0 is the empty string) and the line tables (pairs of
+// 2- or 4-byte offset and line). Every integer is little-endian. Each
+// table's width is the smallest that holds all its values. The layout is
+// Pyroscope's (the repository's spec/lidia.md describes it); Pyroscope's
+// reader reads the files written here, and Reader reads Pyroscope's.
+//
+// # What the ranges mean
+//
+// Pyroscope's code defines the layout but leaves most of the meaning open
+// (its writer emits only physical functions, without files or lines). The
+// files written here follow these rules:
+//
+//   - Ranges of depth 0 cover each physical function exactly, from its entry
+//     to the next function's entry (alignment padding included), with the
+//     function's name and the file of its own code. Normally that is one
+//     range per function; it is split where the file of its own code
+//     changes (package initializers, some runtime code) and before its
+//     alignment padding, which has no file. There are no empty ranges and
+//     no duplicates.
+//   - Each contiguous run of PCs of an inlined call is one range, at depth
+//     d ≥ 1 for a call made from the frame at depth d-1: function and file
+//     of the inlined function, call file and call line of the call site in
+//     the caller. Every such range lies inside one range of depth d-1.
+//   - Ranges are sorted by VA, then by depth. So Pyroscope's lookup, which
+//     walks backward from the last range at or before an address and stops
+//     at the first range of depth 0, returns exactly the inline stack.
+//   - A line table lists (offset from the range's VA, line) pairs sorted by
+//     offset; the line at an address is that of the entry with the largest
+//     offset not above it. A range's line table and file need only be right
+//     where the range is the innermost frame: an outer frame takes its file
+//     and line from the call file and call line of the range one deeper.
+//     Identical line tables are stored once.
+//   - Strings are stored once each.
+//
+// Compiler-generated wrappers are kept as frames (gosym marks them with
+// Location.Wrapper; the format has no such flag), so that Lookup returns
+// every frame ResolveLocations does.
+//
+// WithLines, WithFiles and WithInlines leave out line tables (and call
+// lines), files, or inlined ranges. Without inlined ranges, each depth-0
+// range's line table gives the physical function's own line, which at
+// inlined code is the line of the outermost call, so that Lookup returns
+// the last frame of ResolveLocations.
+//
+// # Reading
+//
+// Open maps the file read-only where the operating system allows, and
+// NewReader reads a file from bytes; neither copies the address, range or
+// line tables. Both copy the strings table to the heap when the file is
+// opened, so that the strings Lookup returns stay valid after Close. On
+// opening, a Reader checks the header and that every table lies in the file
+// (with WithCRC, the checksums too) and builds two indexes: the range that
+// encloses each range (4 bytes per range) and a VA index (about half a byte
+// per range) that narrows the binary search. Lookup then allocates nothing
+// when dst has room, costs a few memory reads per frame, and is safe for
+// concurrent use (but not concurrently with Close).
+//
+// In a file whose ranges nest (sorted by VA and depth, none empty, ranges
+// of one depth disjoint, each range of depth d ≥ 1 inside a range of depth
+// d-1), as every file written here, Lookup follows enclosing ranges instead
+// of walking backward, which gives the same frames in time independent of
+// the number of ranges. Other files, such as those Pyroscope writes (which
+// hold every Go function twice, once from the symbol table and once from
+// the pclntab, and empty symbols), are read with Pyroscope's backward walk,
+// whose quirks Lookup reproduces: each frame then has its own range's file
+// and line. A malformed file gets an error wrapping ErrCorrupted, from
+// NewReader or, for a bad reference in a range, from Lookup.
+package lidia
