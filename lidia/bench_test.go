@@ -242,3 +242,24 @@ func BenchmarkLookupVsPyroscope(b *testing.B) {
 	b.ReportMetric(float64(theirs.Nanoseconds())/n, "pyroscope-ns/lookup")
 	b.ReportMetric(float64(ours)/float64(theirs), "ratio")
 }
+
+// BenchmarkNewReader measures opening the file of the go binary: header
+// checks, copying the strings, the two indexes; with CRC, the checksums.
+func BenchmarkNewReader(b *testing.B) {
+	_, data, _ := lookupSetup(b)
+	for _, crc := range []bool{false, true} {
+		name := "nocrc"
+		var opts []Option
+		if crc {
+			name, opts = "crc", []Option{WithCRC()}
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := NewReader(data, opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
