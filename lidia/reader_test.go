@@ -345,3 +345,49 @@ func TestWriteError(t *testing.T) {
 		}
 	}
 }
+
+// TestWideTables writes ranges whose values need the wide layouts: VAs
+// above 4 GiB (as Mach-O text on 64-bit targets) and lines and offsets
+// above 65535.
+func TestWideTables(t *testing.T) {
+	b := newBuilder(makeOptions(nil), 1, 1)
+	base := uint64(0x1_0000_1000)
+	f, file := b.str("main.big"), b.str("big.go")
+	idx, n := b.lineTable([]lineEntry{{0, 7}, {0x12000, 70000}})
+	b.recs.add(record{va: base, length: 0x20000, fn: f, file: file, lineIdx: idx, lineCount: n})
+	g := b.str("main.inlined")
+	idx, n = b.lineTable([]lineEntry{{0, 3}})
+	b.recs.add(record{va: base + 0x13000, length: 0x10, depth: 1, fn: g, file: file, lineIdx: idx, lineCount: n, callFile: file, call: 70001})
+	var buf bytes.Buffer
+	if err := b.writeTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if vaW, lW := le.Uint64(data[hVAWidth:]), le.Uint64(data[hLineWidth:]); vaW != 8 || lW != 4 {
+		t.Fatalf("VA width %d, line width %d; want 8 and 4", vaW, lW)
+	}
+	r := newReader(t, data)
+	for _, c := range []struct {
+		addr uint64
+		want []Frame
+	}{
+		{base - 1, nil},
+		{base, []Frame{{"main.big", "big.go", 7}}},
+		{base + 0x12000, []Frame{{"main.big", "big.go", 70000}}},
+		{base + 0x13008, []Frame{{"main.inlined", "big.go", 3}, {"main.big", "big.go", 70001}}},
+		{base + 0x1ffff, []Frame{{"main.big", "big.go", 70000}}},
+		{base + 0x20000, nil},
+	} {
+		got, err := r.Lookup(nil, c.addr)
+		if err != nil || !slicesEqual(got, c.want) {
+			t.Errorf("Lookup(%#x) = %v, %v; want %v", c.addr, got, err, c.want)
+		}
+	}
+	p, err := openPyro(bytes.NewReader(data), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Lookup(nil, base+0x13008); len(got) != 2 || got[0].FunctionName != "main.inlined" || got[1].FunctionName != "main.big" {
+		t.Errorf("Pyroscope's walk: %v", got)
+	}
+}
