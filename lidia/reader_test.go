@@ -84,19 +84,32 @@ func TestConcurrentLookup(t *testing.T) {
 	}
 }
 
-// TestOptions writes the go1.26.8 corpus binary with each option turned
-// off, and reads a full file with each reader option turned off: Lookup
-// must give ResolveLocations' frames without lines, without files, or only
-// the last (physical) frame, at every PC.
+// TestOptions writes the go1.26.8 and go1.11.13 corpus binaries (call
+// sites as PCs, and in the inline tree) with each option turned off, and
+// reads a full file with each reader option turned off: Lookup must give
+// ResolveLocations' frames without lines, without files, or only the last
+// (physical) frame, at every PC.
 func TestOptions(t *testing.T) {
-	tab := selfTable(t)
-	if entries, err := testcorpus.Entries(); err == nil {
-		for _, e := range entries {
-			if e.GoVersion == "go1.26.8" && e.Variant == "default" {
-				tab = entryTable(t, e)
-			}
+	entries, err := testcorpus.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if (e.GoVersion == "go1.26.8" || e.GoVersion == "go1.11.13") && e.Variant == "default" {
+			n++
+			t.Run(e.Name, func(t *testing.T) {
+				t.Parallel()
+				testOptions(t, entryTable(t, e))
+			})
 		}
 	}
+	if n != 2 {
+		t.Errorf("%d corpus entries, want 2", n)
+	}
+}
+
+func testOptions(t *testing.T, tab *gosym.Table) {
 	full := writeBytes(t, tab)
 	type config struct {
 		lines, files, inlines bool

@@ -185,12 +185,10 @@ func (b *builder) addFunction(f gosym.Function) error {
 	b.prev = b.prev[:0]
 	name := f.Name()
 	inl19 := false
-	if b.o.inlines {
-		for i := range fl {
-			if fl[i].ParentPC == 0 && fl[i].Name != name {
-				inl19 = true
-				break
-			}
+	for i := range fl {
+		if fl[i].ParentPC == 0 && fl[i].Name != name {
+			inl19 = true
+			break
 		}
 	}
 	if inl19 {
