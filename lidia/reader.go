@@ -283,15 +283,15 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 	if r.parent == nil {
 		return r.walk(dst, i, addr)
 	}
-	// The innermost covering range is i or one of its ancestors.
-	va, e := r.vaAt(i), r.entry(i)
+	// The innermost covering range is i or one of its ancestors. (The
+	// enclosing range is read early: its load overlaps the others.)
+	va, e, p := r.vaAt(i), r.entry(i), r.parent[i]
 	for addr-va >= e.length {
-		p := r.parent[i]
 		if p == noParent {
 			return dst, nil
 		}
 		i = int(p)
-		va, e = r.vaAt(i), r.entry(i)
+		va, e, p = r.vaAt(i), r.entry(i), r.parent[i]
 	}
 	if !r.o.inlines && e.depth != 0 {
 		// Only the physical frame, with its file and line at the call
@@ -305,6 +305,10 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 		}
 		return r.outerFrame(dst, r.entry(i), &inner)
 	}
+	var o entry
+	if p != noParent {
+		o = r.entry(int(p))
+	}
 	fn, ok1 := r.str(e.fn)
 	file, ok2 := r.file(e.file)
 	line, ok3 := r.line(&e, addr-va)
@@ -312,16 +316,14 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 		return dst, corrupt("range %d has a reference out of range", i)
 	}
 	dst = append(dst, Frame{fn, file, line})
-	if !r.o.inlines || e.depth == 0 {
-		return dst, nil // depth 0: no enclosing range
-	}
-	for p := r.parent[i]; p != noParent; p = r.parent[p] {
-		o := r.entry(int(p))
+	for p != noParent {
 		var err error
 		if dst, err = r.outerFrame(dst, o, &e); err != nil {
 			return dst, err
 		}
-		e = o
+		if p = r.parent[p]; p != noParent {
+			e, o = o, r.entry(int(p))
+		}
 	}
 	return dst, nil
 }
