@@ -3,27 +3,32 @@ package gosym
 import (
 	"debug/elf"
 	stdgosym "debug/gosym"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/gosym-dev/gosym/object"
 )
 
 // The benchmarks run on two large real binaries of the installed
 // toolchain, each next to the nearest work debug/gosym can do, so that one
-// run gives both sides (see BENCHMARKS.md).
+// run gives both sides (see BENCHMARKS.md). Besides ns/op (wall clock),
+// each reports cpu-ns/op, the CPU time of the benchmark's thread per
+// operation, which a busy machine disturbs much less.
 
 var benchBinaries = struct {
 	once  sync.Once
 	paths map[string]string
 }{}
 
-func benchBinary(b *testing.B, name string) string {
+// benchBinary returns the path of a benchmark binary: "go" and "compile"
+// of the installed toolchain, or "hello", a hello-world program built
+// with it.
+func benchBinary(b testing.TB, name string) string {
 	benchBinaries.once.Do(func() {
 		benchBinaries.paths = map[string]string{}
 		out, err := exec.Command("go", "env", "GOROOT", "GOTOOLDIR").Output()
@@ -35,6 +40,9 @@ func benchBinary(b *testing.B, name string) string {
 			benchBinaries.paths["go"] = filepath.Join(f[0], "bin", "go")
 			benchBinaries.paths["compile"] = filepath.Join(f[1], "compile")
 		}
+		if p, err := buildHello(); err == nil {
+			benchBinaries.paths["hello"] = p
+		}
 	})
 	p := benchBinaries.paths[name]
 	if _, err := os.Stat(p); err != nil {
@@ -43,7 +51,55 @@ func benchBinary(b *testing.B, name string) string {
 	return p
 }
 
+// buildHello builds a hello-world program in a temporary directory that
+// lives as long as the test process.
+func buildHello() (string, error) {
+	dir, err := os.MkdirTemp("", "gosym-hello")
+	if err != nil {
+		return "", err
+	}
+	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o666); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n"), 0o666); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", "hello", ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%v: %s", err, out)
+	}
+	return filepath.Join(dir, "hello"), nil
+}
+
 var benchNames = []string{"go", "compile"}
+
+// cpuTimer measures the CPU time of the benchmark's thread, to report it
+// as cpu-ns/op next to ns/op.
+type cpuTimer struct {
+	b     *testing.B
+	start int64
+	ok    bool
+}
+
+// startCPU starts a cpuTimer and turns on allocation reporting. Call it
+// just before the b.Loop loop.
+func startCPU(b *testing.B) cpuTimer {
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	start, ok := threadCPUTime()
+	return cpuTimer{b, start, ok}
+}
+
+// stop reports cpu-ns/op. Call it just after the b.Loop loop.
+func (c cpuTimer) stop() {
+	end, ok := threadCPUTime()
+	runtime.UnlockOSThread()
+	if c.ok && ok && c.b.N > 0 {
+		c.b.ReportMetric(float64(end-c.start)/float64(c.b.N), "cpu-ns/op")
+	}
+}
 
 // stdlibTable opens path the way cmd/internal/objfile feeds debug/gosym.
 func stdlibTable(b testing.TB, path string) *stdgosym.Table {
@@ -78,10 +134,11 @@ func stdlibTable(b testing.TB, path string) *stdgosym.Table {
 // benchSet is the PCs of a benchmark: a warm working set of 4096 PCs drawn
 // from a fixed seed, and a cold set with one PC in every function.
 type benchSet struct {
-	tab       *Table
-	std       *stdgosym.Table
-	warm, cold []uint64
-	fns        []Function
+	tab         *Table
+	std         *stdgosym.Table
+	warm, cold  []uint64
+	fns         []Function
+	lookupNames []string // the names of fns, in a fixed pseudo-random order
 }
 
 var benchSets sync.Map // name -> *benchSet
@@ -106,6 +163,9 @@ func loadBenchSet(b *testing.B, name string) *benchSet {
 			s.cold = append(s.cold, f.Entry()+r.Uint64N(f.End()-f.Entry()))
 		}
 	}
+	for i := range s.fns {
+		s.lookupNames = append(s.lookupNames, s.fns[i*7919%len(s.fns)].Name())
+	}
 	for range 4096 {
 		f := s.fns[r.IntN(len(s.fns))]
 		s.warm = append(s.warm, f.Entry()+r.Uint64N(f.End()-f.Entry()))
@@ -114,61 +174,78 @@ func loadBenchSet(b *testing.B, name string) *benchSet {
 	return s
 }
 
+// BenchmarkOpen opens the binary and reads its table headers; the stdlib
+// side reads .gopclntab and decodes every function, as debug/gosym must.
+// hello, a hello-world program, shows that the allocations do not grow
+// with the binary.
 func BenchmarkOpen(b *testing.B) {
-	for _, name := range benchNames {
-		path := benchBinary(b, name)
+	for _, name := range append(benchNames, "hello") {
 		b.Run(name+"/gosym", func(b *testing.B) {
-			b.ReportAllocs()
+			path := benchBinary(b, name)
+			c := startCPU(b)
 			for b.Loop() {
-				f, err := object.Open(path)
+				tab, err := Open(path)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := NewTable(f); err != nil {
-					b.Fatal(err)
-				}
-				f.Close()
+				tab.Close()
 			}
+			c.stop()
 		})
 		b.Run(name+"/stdlib", func(b *testing.B) {
-			b.ReportAllocs()
+			path := benchBinary(b, name)
+			c := startCPU(b)
 			for b.Loop() {
 				stdlibTable(b, path)
 			}
+			c.stop()
 		})
 	}
 }
 
-// perPC runs fn over the PCs of a set, reporting the time per PC.
-func perPC(b *testing.B, pcs []uint64, fn func(pc uint64)) {
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		fn(pcs[i])
-		if i++; i == len(pcs) {
-			i = 0
-		}
-	}
-}
+// The per-PC benchmarks cycle through a set of PCs, reporting the time per
+// PC: warm, 4096 PCs in random functions, and cold, one PC in every
+// function in address order. Both measure the steady state: one pass over
+// the set runs before the timing starts. ResolveLocations/first measures
+// instead the first lookup in each function, on a fresh Table for each
+// pass over the cold set (its allocations are the line cache being
+// filled).
 
 func BenchmarkResolveFunction(b *testing.B) {
 	for _, name := range benchNames {
 		for _, set := range []string{"warm", "cold"} {
 			b.Run(name+"/"+set+"/gosym", func(b *testing.B) {
 				s := loadBenchSet(b, name)
-				perPC(b, s.pcs(set), func(pc uint64) {
-					if _, err := s.tab.ResolveFunction(pc); err != nil {
+				pcs := s.pcs(set)
+				for _, pc := range pcs {
+					s.tab.ResolveFunction(pc)
+				}
+				c := startCPU(b)
+				i := 0
+				for b.Loop() {
+					if _, err := s.tab.ResolveFunction(pcs[i]); err != nil {
 						b.Fatal(err)
 					}
-				})
+					if i++; i == len(pcs) {
+						i = 0
+					}
+				}
+				c.stop()
 			})
 			b.Run(name+"/"+set+"/stdlib", func(b *testing.B) {
 				s := loadBenchSet(b, name)
-				perPC(b, s.pcs(set), func(pc uint64) {
-					if s.std.PCToFunc(pc) == nil {
+				pcs := s.pcs(set)
+				c := startCPU(b)
+				i := 0
+				for b.Loop() {
+					if s.std.PCToFunc(pcs[i]) == nil {
 						b.Fatal("no func")
 					}
-				})
+					if i++; i == len(pcs) {
+						i = 0
+					}
+				}
+				c.stop()
 			})
 		}
 	}
@@ -179,23 +256,69 @@ func BenchmarkResolveLocations(b *testing.B) {
 		for _, set := range []string{"warm", "cold"} {
 			b.Run(name+"/"+set+"/gosym", func(b *testing.B) {
 				s := loadBenchSet(b, name)
+				pcs := s.pcs(set)
 				locs := make([]Location, 0, 32)
-				perPC(b, s.pcs(set), func(pc uint64) {
+				for _, pc := range pcs {
+					locs, _ = s.tab.ResolveLocations(pc, locs)
+				}
+				c := startCPU(b)
+				i := 0
+				for b.Loop() {
 					var err error
-					if locs, err = s.tab.ResolveLocations(pc, locs); err != nil {
+					if locs, err = s.tab.ResolveLocations(pcs[i], locs); err != nil {
 						b.Fatal(err)
 					}
-				})
+					if i++; i == len(pcs) {
+						i = 0
+					}
+				}
+				c.stop()
 			})
 			b.Run(name+"/"+set+"/stdlib", func(b *testing.B) {
 				s := loadBenchSet(b, name)
-				perPC(b, s.pcs(set), func(pc uint64) {
-					if _, _, fn := s.std.PCToLine(pc); fn == nil {
+				pcs := s.pcs(set)
+				c := startCPU(b)
+				i := 0
+				for b.Loop() {
+					if _, _, fn := s.std.PCToLine(pcs[i]); fn == nil {
 						b.Fatal("no func")
 					}
-				})
+					if i++; i == len(pcs) {
+						i = 0
+					}
+				}
+				c.stop()
 			})
 		}
+		b.Run(name+"/first/gosym", func(b *testing.B) {
+			s := loadBenchSet(b, name)
+			path := benchBinary(b, name)
+			pcs := s.cold
+			locs := make([]Location, 0, 32)
+			var tab *Table
+			c := startCPU(b)
+			i := 0
+			for b.Loop() {
+				if i == 0 {
+					if tab != nil {
+						tab.Close()
+					}
+					var err error
+					if tab, err = Open(path); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var err error
+				if locs, err = tab.ResolveLocations(pcs[i], locs); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == len(pcs) {
+					i = 0
+				}
+			}
+			c.stop()
+			tab.Close()
+		})
 	}
 }
 
@@ -207,8 +330,8 @@ func BenchmarkLines(b *testing.B) {
 		b.Run(name+"/gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			var lr LinesResult
+			c := startCPU(b)
 			i := 0
-			b.ReportAllocs()
 			for b.Loop() {
 				var err error
 				if lr, err = s.fns[i].Lines(lr); err != nil {
@@ -218,12 +341,13 @@ func BenchmarkLines(b *testing.B) {
 					i = 0
 				}
 			}
+			c.stop()
 			b.ReportMetric(s.avgSize(), "pcs/op")
 		})
 		b.Run(name+"/stdlib-sweep", func(b *testing.B) {
 			s := loadBenchSet(b, name)
+			c := startCPU(b)
 			i := 0
-			b.ReportAllocs()
 			for b.Loop() {
 				f := s.fns[i]
 				for pc := f.Entry(); pc < f.End(); pc++ {
@@ -233,18 +357,21 @@ func BenchmarkLines(b *testing.B) {
 					i = 0
 				}
 			}
+			c.stop()
 			b.ReportMetric(s.avgSize(), "pcs/op")
 		})
 	}
 }
 
+// BenchmarkInlineFunctions lists what was inlined into every function in
+// turn; debug/gosym has no counterpart.
 func BenchmarkInlineFunctions(b *testing.B) {
 	for _, name := range benchNames {
 		b.Run(name, func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			var buf []InlineFunction
+			c := startCPU(b)
 			i := 0
-			b.ReportAllocs()
 			for b.Loop() {
 				var err error
 				if buf, err = s.fns[i].InlineFunctions(buf); err != nil {
@@ -254,33 +381,46 @@ func BenchmarkInlineFunctions(b *testing.B) {
 					i = 0
 				}
 			}
+			c.stop()
 		})
 	}
 }
 
+// BenchmarkLookupFunction looks up every function by name, in a fixed
+// pseudo-random order. The first lookup of a Table sorts the names; that
+// is left out of the timing.
 func BenchmarkLookupFunction(b *testing.B) {
 	for _, name := range benchNames {
 		b.Run(name+"/gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
+			names := s.lookupNames
+			s.tab.LookupFunction(names[0])
+			c := startCPU(b)
 			i := 0
-			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.tab.LookupFunction(s.fns[i].Name()); err != nil {
+				if _, err := s.tab.LookupFunction(names[i]); err != nil {
 					b.Fatal(err)
 				}
-				i = (i + 7919) % len(s.fns)
+				if i++; i == len(names) {
+					i = 0
+				}
 			}
+			c.stop()
 		})
 		b.Run(name+"/stdlib", func(b *testing.B) {
 			s := loadBenchSet(b, name)
+			names := s.lookupNames
+			c := startCPU(b)
 			i := 0
-			b.ReportAllocs()
 			for b.Loop() {
-				if s.std.LookupFunc(s.fns[i].Name()) == nil {
+				if s.std.LookupFunc(names[i]) == nil {
 					b.Fatal("not found")
 				}
-				i = (i + 7919) % len(s.fns)
+				if i++; i == len(names) {
+					i = 0
+				}
 			}
+			c.stop()
 		})
 	}
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package gosym
+
+// threadCPUTime is only implemented on Linux.
+func threadCPUTime() (int64, bool) { return 0, false }
