@@ -1,6 +1,11 @@
 package gosym
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+	"sync/atomic"
+)
 
 // The functab (spec §2) maps PCs to _func records: nfunc sorted entries of
 // (entry PC, record offset) and a sentinel holding the end of the last
@@ -51,12 +56,25 @@ func (t *Table) funcOffAt(i uint64) (uint64, bool) {
 
 // findFunc returns the functab index of the function holding pc.
 func (t *Table) findFunc(pc uint64) (uint64, bool) {
+	if i, ok := t.funcIndex.find(t.h.functab, pc); ok {
+		return i, true
+	}
 	n := t.h.nfunc
-	if n == 0 || pc < t.entryAt(0) || pc >= t.entryAt(n) {
+	if n == 0 {
 		return 0, false
 	}
 	if (t.h.magic == magic118 || t.h.magic == magic120) && len(t.textSects) <= 1 {
-		return t.findFuncOffset(uint32(pc - t.text)), true
+		if pc < t.text || pc-t.text > math.MaxUint32 {
+			return 0, false
+		}
+		off := uint32(pc - t.text)
+		if off < t.entryOff(0) || off >= t.entryOff(n) {
+			return 0, false
+		}
+		return t.findFuncOffset(off), true
+	}
+	if pc < t.entryAt(0) || pc >= t.entryAt(n) {
+		return 0, false
 	}
 	// Largest i < n with entryAt(i) <= pc.
 	lo, hi := uint64(0), n
@@ -71,26 +89,145 @@ func (t *Table) findFunc(pc uint64) (uint64, bool) {
 	return lo, true
 }
 
+// entryOff returns the text offset of 1.18+ functab entry i (i <= nfunc).
+func (t *Table) entryOff(i uint64) uint32 {
+	b := t.h.functab[i*8 : i*8+4]
+	if t.h.rd.bigEndian {
+		return uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
+	}
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
 // findFuncOffset is findFunc for 1.18+ tables with contiguous text, where
-// the search compares the u32 text offsets in place.
+// a binary search compares the u32 text offsets in place. off must lie in
+// [entryOff(0), entryOff(nfunc)).
 func (t *Table) findFuncOffset(off uint32) uint64 {
-	tab := t.h.functab
-	be := t.h.rd.bigEndian
 	lo, hi := uint64(0), t.h.nfunc
 	for hi-lo > 1 {
 		m := lo + (hi-lo)/2
-		b := tab[m*8 : m*8+4]
-		var e uint32
-		if be {
-			e = uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
-		} else {
-			e = uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-		}
-		if e <= off {
+		if t.entryOff(m) <= off {
 			lo = m
 		} else {
 			hi = m
 		}
 	}
 	return lo
+}
+
+// funcIndex is the runtime's findfunctab (spec §2.2), found through the
+// moduledata of 1.18+ tables: for each 4096-byte bucket of text from
+// minpc, a u32 functab index and 16 u8 deltas, one per 256-byte
+// sub-bucket, giving the first function that overlaps the sub-bucket.
+// With it, finding the function of a PC takes a look at a few functab
+// entries next to the one it names, instead of a binary search.
+//
+// It serves little-endian tables with contiguous text, nearly all of
+// them; the others are searched. Its answer is only a hint, checked
+// against the functab: a damaged findfunctab costs time, never a wrong
+// answer.
+type funcIndex struct {
+	buckets []byte // nil when there is no usable findfunctab
+	text    uint64 // runtime.text, the base of entry offsets
+	lo, hi  uint32 // entry offsets of the first function and of the end of the last
+	nfunc   uint64
+}
+
+const (
+	funcBucketSize    = 4096
+	funcSubbucketSize = funcBucketSize / 16
+	funcBucketRecSize = 4 + 16
+	// hintSpan is how many functab entries from the findfunctab's hint
+	// on are checked before falling back to a binary search.
+	hintSpan = 8
+)
+
+// newFuncIndex returns the findfunctab at addr, for text from minpc (the
+// first function's entry) to maxpc, or an empty index.
+func (t *Table) newFuncIndex(addr, minpc, maxpc uint64) funcIndex {
+	n := t.h.nfunc
+	if addr == 0 || t.h.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc {
+		return funcIndex{}
+	}
+	lo, hi := t.entryOff(0), t.entryOff(n)
+	if t.text+uint64(lo) != minpc || hi < lo {
+		return funcIndex{}
+	}
+	// The linker writes only the sub-buckets that hold text, so the last
+	// bucket may be short; lookups there search instead.
+	nb := (uint64(hi-lo) + funcBucketSize - 1) / funcBucketSize
+	b := t.mem.From(addr)
+	if uint64(len(b)) > nb*funcBucketRecSize {
+		b = b[:nb*funcBucketRecSize]
+	}
+	return funcIndex{buckets: b, text: t.text, lo: lo, hi: hi, nfunc: n}
+}
+
+// find returns the functab index of the function holding pc; ok is false
+// if the findfunctab cannot tell (or pc is in no function).
+func (x *funcIndex) find(functab []byte, pc uint64) (i uint64, ok bool) {
+	d := pc - x.text - uint64(x.lo) // offset from the first function
+	if d >= uint64(x.hi-x.lo) {
+		return 0, false
+	}
+	rec := d / funcBucketSize * funcBucketRecSize
+	if rec+funcBucketRecSize > uint64(len(x.buckets)) {
+		return 0, false
+	}
+	b := x.buckets[rec : rec+funcBucketRecSize]
+	i = uint64(binary.LittleEndian.Uint32(b)) + uint64(b[4+d%funcBucketSize/funcSubbucketSize])
+	// The answer is the last of entries i to i+hintSpan-1 at or below
+	// the offset: count those after i, without branching.
+	if i+hintSpan > x.nfunc || uint64(len(functab)) < (i+hintSpan)*8+4 {
+		return 0, false
+	}
+	e := functab[i*8 : (i+hintSpan)*8+4]
+	off := d + uint64(x.lo)
+	if uint64(binary.LittleEndian.Uint32(e)) > off {
+		return 0, false
+	}
+	var c uint64
+	for k := 1; k <= hintSpan; k++ {
+		c += (uint64(binary.LittleEndian.Uint32(e[k*8:])) - off - 1) >> 63
+	}
+	if c == hintSpan {
+		return 0, false
+	}
+	return i + c, true
+}
+
+// validFuncs remembers which functab entries funcAt has accepted, one bit
+// each, so that a lookup that lands on one again need not read and check
+// its record: the table is read-only, so the answer cannot change. The
+// bits (nfunc/8 bytes) are allocated by the first lookup.
+type validFuncs struct {
+	once sync.Once
+	bits atomic.Pointer[[]atomic.Uint64]
+}
+
+// function returns the function of functab entry i, as funcAt does, with
+// the check of its record done once.
+func (t *Table) function(i uint64) (Function, bool, error) {
+	if bits := t.valid.bits.Load(); bits != nil && i/64 < uint64(len(*bits)) && (*bits)[i/64].Load()&(1<<(i%64)) != 0 {
+		if !t.l.entryIsPtr {
+			e := t.h.functab[i*8 : i*8+8]
+			return Function{t: t, entry: t.textAddr(t.h.rd.u32(e)), off: t.h.rd.u32(e[4:]), idx: uint32(i)}, true, nil
+		}
+		off, _ := t.funcOffAt(i)
+		return Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}, true, nil
+	}
+	return t.checkFunction(i)
+}
+
+// checkFunction is function for an entry not checked yet.
+func (t *Table) checkFunction(i uint64) (Function, bool, error) {
+	v := &t.valid
+	v.once.Do(func() {
+		bits := make([]atomic.Uint64, (t.h.nfunc+63)/64)
+		v.bits.Store(&bits)
+	})
+	f, ok, err := t.funcAt(i)
+	if bits := *v.bits.Load(); ok && err == nil && i/64 < uint64(len(bits)) {
+		bits[i/64].Or(1 << (i % 64))
+	}
+	return f, ok, err
 }

@@ -39,7 +39,7 @@ func (t *Table) ResolveFunction(pc uint64) (Function, error) {
 	if !ok {
 		return Function{}, ErrPCNotFound
 	}
-	f, ok, err := t.funcAt(i)
+	f, ok, err := t.function(i)
 	if err != nil {
 		return Function{}, err
 	}

@@ -10,9 +10,10 @@ import (
 // moduledata (spec §7) is the linker-written struct the runtime uses to
 // find its tables. From Go 1.18 a reader needs two of its fields: text,
 // the base of function entry offsets (the header's copy is unreliable and
-// is 0 from 1.26), and gofunc, the base of funcdata offsets. Go 1.26 puts
-// it in its own section; earlier releases leave it in the data, where it is
-// found by its first word, the pclntab's address.
+// is 0 from 1.26), and gofunc, the base of funcdata offsets; findfunctab
+// speeds up PC lookups. Go 1.26 puts it in its own section; earlier
+// releases leave it in the data, where it is found by its first word, the
+// pclntab's address.
 
 // moduledataLayout gives the word indices of the fields a reader needs.
 type moduledataLayout struct {
@@ -21,13 +22,14 @@ type moduledataLayout struct {
 
 // Fixed word indices of Go 1.16 and later.
 const (
-	mdPcHeader  = 0
-	mdPclntable = 13
-	mdFtab      = 16
-	mdMinPC     = 20
-	mdMaxPC     = 21
-	mdText      = 22
-	mdEtext     = 23
+	mdPcHeader    = 0
+	mdPclntable   = 13
+	mdFtab        = 16
+	mdFindfunctab = 19
+	mdMinPC       = 20
+	mdMaxPC       = 21
+	mdText        = 22
+	mdEtext       = 23
 )
 
 func moduledataLayoutFor(minor int) moduledataLayout {
@@ -178,5 +180,6 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 		t.text, t.gofunc, t.textSects = oldText, oldGofunc, oldSects
 		return false
 	}
+	t.funcIndex = t.newFuncIndex(w(mdFindfunctab), minpc, maxpc)
 	return true
 }

@@ -37,6 +37,8 @@ type Table struct {
 	text      uint64        // runtime.text: base of 1.18+ entry offsets
 	textSects []textSection // moduledata.textsectmap when text is split
 	gofunc    uint64        // moduledata.gofunc: base of 1.18+ funcdata offsets
+	funcIndex funcIndex     // moduledata.findfunctab: where a PC lookup starts
+	valid     validFuncs    // functab entries whose records have been checked
 	mem       *addrspace.Space
 
 	foundBy struct{ pclntab, moduledata string }
