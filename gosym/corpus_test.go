@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
@@ -26,68 +28,162 @@ func openEntry(t testing.TB, e testcorpus.Entry) *Table {
 	return tab
 }
 
-// TestCorpusSelfReports compares every PC the corpus binaries asked their
-// own runtime about with ResolveLocations, following each release's
-// reporting method (testdata/corpus/README.md).
-func TestCorpusSelfReports(t *testing.T) {
-	entries, err := testcorpus.Entries()
+// TestCorpus is the differential suite: it compares every binary of the
+// corpus (testdata/corpus, or $GOSYM_CORPUS_DIR) with every oracle that
+// applies to it, one subtest per oracle:
+//
+//   - selfreport: every PC the binary's own runtime was asked about
+//     (linux/amd64 and linux/386, all variants but stripped twins);
+//   - dwarf: the inline stack at every DWARF boundary (binaries with DWARF);
+//   - stdlib: debug/gosym's function list, and its function and innermost
+//     position at every DWARF boundary (of the binary, or of its unstripped
+//     twin), or at every PC where there is no DWARF;
+//   - twin: a stripped binary answers exactly like its unstripped twin at
+//     every PC, GoVersion included;
+//   - noshdr: an ELF binary without section headers answers exactly like
+//     the original at every PC.
+//
+// With GOSYM_AGREEMENT set to a file name it writes the agreement table
+// (see TESTING.md) there when all entries are done.
+func TestCorpus(t *testing.T) {
+	m, err := testcorpus.ReadManifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if e.SelfReportFile == "" {
-			continue
-		}
+	byName := map[string]testcorpus.Entry{}
+	for _, e := range m.Entries {
+		byName[e.Name] = e
+	}
+	rows := newAgreementTable(m)
+	t.Cleanup(func() { rows.finish(t) })
+	for _, e := range m.Entries {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
-			rep, err := e.SelfReport()
+			row := rows.row(e.Name)
+			bin, err := e.Binary()
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab := openEntry(t, e)
-			if e.Minor() >= 13 && tab.GoVersion() != e.GoVersion {
-				t.Errorf("GoVersion = %q, want %q", tab.GoVersion(), e.GoVersion)
+			tab := mustTable(t, bin)
+			checkGoVersion(t, e, tab)
+			var twin *testcorpus.Entry
+			if e.Variant == "stripped" {
+				if w, ok := byName[strings.TrimSuffix(e.Name, ".stripped")]; ok {
+					twin = &w
+				}
 			}
-			checked, frames, bad := 0, 0, 0
-			var locs []Location
-			var got, want []string
-			for i, rec := range rep.Records {
-				if rec.Gap || len(rec.Frames) == 0 {
-					continue
+			var twinBin []byte
+			if twin != nil {
+				if twinBin, err = twin.Binary(); err != nil {
+					t.Fatal(err)
 				}
-				end := rep.End
-				if i+1 < len(rep.Records) {
-					end = rep.Records[i+1].PC
-				}
-				want = want[:0]
-				for _, fr := range rec.Frames {
-					want = append(want, frameString(fr.Function, fr.File, uint32(fr.Line)))
-				}
-				for pc := rec.PC; pc < end; pc++ {
-					locs, err = tab.ResolveLocations(pc, locs)
+			}
+			if e.SelfReportFile != "" {
+				t.Run("selfreport", func(t *testing.T) {
+					rep, err := e.SelfReport()
 					if err != nil {
-						t.Fatalf("pc %#x: %v", pc, err)
+						t.Fatal(err)
 					}
-					got = reportFrames(got[:0], locs, rep.Method, e.Minor())
-					matchEmptyNames(got, want)
-					checked++
-					frames += len(want)
-					if !equalStrings(got, want) {
-						if bad++; bad <= 10 {
-							t.Errorf("pc %#x:\n got  %q\n want %q", pc, got, want)
-						}
+					row.set(oracleSelf, compareSelfReport(t, tab, rep, e.Minor()))
+				})
+			}
+			std, err := oracle.NewStdlibPclntab(bin)
+			if err != nil {
+				t.Fatalf("debug/gosym: %v", err)
+			}
+			// The PCs where debug/gosym is asked: DWARF's boundaries
+			// (positions change only there), or every PC.
+			var pcs []uint64
+			if e.HasDWARF {
+				t.Run("dwarf", func(t *testing.T) {
+					d, err := oracle.NewDWARF(bin)
+					if err != nil {
+						t.Fatalf("DWARF oracle: %v", err)
 					}
+					pcs = d.Boundaries()
+					a := compareDWARF(t, tab, d, std, e.Minor())
+					a.report(t, "DWARF")
+					row.set(oracleDWARF, a)
+				})
+			} else if twin != nil && twin.HasDWARF {
+				d, err := oracle.NewDWARF(twinBin)
+				if err != nil {
+					t.Fatalf("DWARF oracle of the twin: %v", err)
 				}
+				pcs = d.Boundaries()
 			}
-			if bad > 0 {
-				t.Errorf("%d of %d PCs disagree", bad, checked)
+			t.Run("stdlib", func(t *testing.T) {
+				a := compareStdlib(t, tab, std, pcs)
+				a.report(t, "debug/gosym")
+				row.set(oracleStdlib, a)
+			})
+			if twin != nil {
+				t.Run("twin", func(t *testing.T) {
+					row.set(oracleTwin, compareTables(t, tab, mustTable(t, twinBin)))
+				})
 			}
-			if checked < 1000 {
-				t.Errorf("only %d PCs checked", checked)
+			if testcorpus.Format(bin) == "elf" {
+				t.Run("noshdr", func(t *testing.T) {
+					got := mustTable(t, objtest.StripSectionHeaders(t, bin))
+					in := got.Info()
+					t.Logf("pclntab: %s; moduledata: %s", in.FoundBy, in.ModuledataFoundBy)
+					row.set(oracleNoShdr, compareTables(t, got, tab))
+				})
 			}
-			t.Logf("%s (%s): %d PCs, %d frames agree", e.Name, rep.Method, checked, frames)
 		})
 	}
+}
+
+// checkGoVersion compares GoVersion with the release that built the
+// binary. Releases before 1.13 have no build info; the version is then
+// read from runtime.buildVersion, found through the symbol table or, in
+// stripped binaries, by a scan.
+func checkGoVersion(t *testing.T, e testcorpus.Entry, tab *Table) {
+	t.Helper()
+	if got := tab.GoVersion(); got != e.GoVersion {
+		t.Errorf("GoVersion = %q, want %q", got, e.GoVersion)
+	}
+}
+
+// compareSelfReport compares every PC the binary asked its own runtime
+// about with ResolveLocations, following each release's reporting method
+// (testdata/corpus/README.md).
+func compareSelfReport(t *testing.T, tab *Table, rep *testcorpus.Report, minor int) *agreement {
+	var a agreement
+	var locs []Location
+	var got, want []string
+	var err error
+	frames := 0
+	for i, rec := range rep.Records {
+		if rec.Gap || len(rec.Frames) == 0 {
+			continue
+		}
+		end := rep.End
+		if i+1 < len(rep.Records) {
+			end = rep.Records[i+1].PC
+		}
+		want = want[:0]
+		for _, fr := range rec.Frames {
+			want = append(want, frameString(fr.Function, fr.File, uint32(fr.Line)))
+		}
+		for pc := rec.PC; pc < end; pc++ {
+			locs, err = tab.ResolveLocations(pc, locs)
+			if err != nil {
+				a.add(false, "pc %#x: %v, runtime %q", pc, err, want)
+				continue
+			}
+			got = reportFrames(got[:0], locs, rep.Method, minor)
+			matchEmptyNames(got, want)
+			frames += len(want)
+			a.add(equalStrings(got, want), "pc %#x:\n got  %q\n want %q", pc, got, want)
+		}
+	}
+	if a.checked < 1000 {
+		t.Errorf("only %d PCs checked", a.checked)
+	}
+	a.report(t, "runtime self-report")
+	t.Logf("%s: %d PCs, %d frames", rep.Method, a.checked, frames)
+	return &a
 }
 
 // reportFrames formats locs as the runtime of release 1.minor reported

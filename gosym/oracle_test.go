@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -13,33 +14,10 @@ import (
 	"github.com/gosym-dev/gosym/object"
 )
 
-// agreement counts what was compared with an oracle.
-type agreement struct {
-	checked, agreed int
-	first           []string // the first disagreements, for the report
-}
-
-func (a *agreement) add(ok bool, format string, args ...any) {
-	a.checked++
-	if ok {
-		a.agreed++
-	} else if len(a.first) < 30 {
-		a.first = append(a.first, fmt.Sprintf(format, args...))
-	}
-}
-
-func (a *agreement) String() string {
-	return fmt.Sprintf("%d/%d", a.agreed, a.checked)
-}
-
 // compareStdlib checks the function list and, at every DWARF boundary (or
 // every PC without DWARF), the innermost position and the physical function
 // against debug/gosym.
-func compareStdlib(t *testing.T, tab *Table, bin []byte, pcs []uint64) *agreement {
-	st, err := oracle.NewStdlibPclntab(bin)
-	if err != nil {
-		t.Fatalf("debug/gosym: %v", err)
-	}
+func compareStdlib(t *testing.T, tab *Table, st *oracle.Stdlib, pcs []uint64) *agreement {
 	var a agreement
 	want := st.Funcs()
 	i := 0
@@ -51,7 +29,7 @@ func compareStdlib(t *testing.T, tab *Table, bin []byte, pcs []uint64) *agreemen
 			t.Fatalf("more functions than debug/gosym's %d", len(want))
 		}
 		w := want[i]
-		a.add(f.Name() == w.Name && f.Entry() == w.Low && f.End() == w.High,
+		a.addFunc(f.Name() == w.Name && f.Entry() == w.Low && f.End() == w.High,
 			"function %d: %s [%#x,%#x), debug/gosym %s [%#x,%#x)", i, f.Name(), f.Entry(), f.End(), w.Name, w.Low, w.High)
 		i++
 	}
@@ -67,6 +45,7 @@ func compareStdlib(t *testing.T, tab *Table, bin []byte, pcs []uint64) *agreemen
 		}
 	}
 	var locs []Location
+	var err error
 	for _, pc := range pcs {
 		file, line, fn := st.PCToLine(pc)
 		locs, err = tab.ResolveLocations(pc, locs)
@@ -88,16 +67,17 @@ func compareStdlib(t *testing.T, tab *Table, bin []byte, pcs []uint64) *agreemen
 			// No line table (go:buildid in Plan 9 binaries): the
 			// runtime reports none; debug/gosym decodes the bytes at
 			// offset 0 of the pc-value tables.
-			a.add(in.File == "" && in.Line == 0, "pc %#x: ours %s:%d for a function without line table", pc, in.File, in.Line)
+			if in.File == "" && in.Line == 0 && file+":"+strconv.Itoa(line) != ":0" {
+				a.addKnown(causeNoLineTable)
+			} else {
+				a.add(in.File == "" && in.Line == 0, "pc %#x: ours %s:%d for a function without line table", pc, in.File, in.Line)
+			}
 			continue
 		}
-		if file == "" && tab.l.minor < 8 && tab.h.magic == magic12 {
-			// debug/gosym misses the last file of 1.2–1.7 tables,
-			// whose count is the number of files (spec §1.2).
-			n, _ := tab.h.rd.u32At(tab.h.filetab, 0)
-			if in.File == tab.globalFile(int32(n)) {
-				file = in.File
-			}
+		if file == "" && tab.isLastFile(in.File) && out.Function == fn && int(in.Line) == line {
+			// debug/gosym misses the last file of 1.2–1.7 tables.
+			a.addKnown(causeLastFile)
+			continue
 		}
 		a.add(out.Function == fn && in.File == file && int(in.Line) == line,
 			"pc %#x: ours %s %s:%d, debug/gosym %s %s:%d", pc, out.Function, in.File, in.Line, fn, file, line)
@@ -106,53 +86,88 @@ func compareStdlib(t *testing.T, tab *Table, bin []byte, pcs []uint64) *agreemen
 }
 
 // compareDWARF checks the inline stack at every DWARF boundary inside a Go
-// function. Before Go 1.11 DWARF has no inlined subroutines, and 1.11 leaves
-// out levels of nested inlining (where its runtime agrees with us), so
-// before 1.12 only the innermost position and the physical function are
-// compared. DWARF records no inlining into compiler-generated wrappers
-// (checked against the runtime's innermost frames of 1.16–1.19); there
-// only the position is compared.
-func compareDWARF(t *testing.T, tab *Table, d *oracle.DWARF, minor int) *agreement {
+// function. Where DWARF cannot say more, the check is partial and the
+// difference counted under its known cause (TESTING.md):
+//
+//   - Before Go 1.11 DWARF has no inlined subroutines, and 1.11 leaves out
+//     levels of nested inlining (where its runtime agrees with us): only the
+//     innermost position and the physical function can be compared.
+//   - DWARF records no inlining into compiler-generated wrappers (checked
+//     against the runtime's innermost frames of 1.16–1.19): only the
+//     position and the wrapper can be compared.
+//   - Where DWARF's line row names another position than the pclntab, and
+//     debug/gosym, reading the pclntab on its own, agrees with us, the
+//     difference is DWARF's (a few PCs per binary in some releases).
+//
+// DWARF has no row at some boundaries (padding, inline marks, the first
+// instructions of some compiler-generated functions): nothing is compared
+// there.
+func compareDWARF(t *testing.T, tab *Table, d *oracle.DWARF, st *oracle.Stdlib, minor int) *agreement {
 	var a agreement
 	var locs []Location
 	var frames []oracle.Frame
 	bounds := d.Boundaries()
 	for _, pc := range bounds[:max(len(bounds)-1, 0)] {
+		f, err := tab.ResolveFunction(pc)
+		if err != nil {
+			continue // not Go code (C code of a cgo binary)
+		}
 		var ok bool
 		frames, ok = d.Frames(pc, frames)
 		if !ok {
-			continue // DWARF has no row here (spec §11)
-		}
-		f, err := tab.ResolveFunction(pc)
-		if err != nil {
-			continue // C code of a cgo binary
+			continue // DWARF has no row here: no answer to compare
 		}
 		locs, err = f.ResolveLocations(pc, locs)
 		if err != nil {
 			t.Fatalf("pc %#x: %v", pc, err)
-		}
-		if minor < 12 {
-			in, out := locs[0], locs[len(locs)-1]
-			w := frames[len(frames)-1]
-			a.add(oracle.NormalizeName(out.Function) == oracle.NormalizeName(w.Function) &&
-				in.File == frames[0].File && int(in.Line) == frames[0].Line,
-				"pc %#x: ours %v, DWARF %v", pc, locs, frames)
-			continue
-		}
-		if out := locs[len(locs)-1]; len(locs) > 1 && out.Wrapper && len(frames) == 1 {
-			a.add(oracle.NormalizeName(out.Function) == oracle.NormalizeName(frames[0].Function) &&
-				locs[0].File == frames[0].File && int(locs[0].Line) == frames[0].Line,
-				"pc %#x: ours %v, DWARF %v", pc, locs, frames)
-			continue
 		}
 		same := len(locs) == len(frames)
 		for i := 0; same && i < len(locs); i++ {
 			same = oracle.NormalizeName(locs[i].Function) == oracle.NormalizeName(frames[i].Function) &&
 				locs[i].File == frames[i].File && int(locs[i].Line) == frames[i].Line
 		}
-		a.add(same, "pc %#x: ours %v, DWARF %v", pc, locs, frames)
+		if same {
+			a.add(true, "")
+			continue
+		}
+		in, out := locs[0], locs[len(locs)-1]
+		samePos := in.File == frames[0].File && int(in.Line) == frames[0].Line
+		sameOuter := oracle.NormalizeName(out.Function) == oracle.NormalizeName(frames[len(frames)-1].Function)
+		switch {
+		case samePos && sameOuter && minor <= 10:
+			a.addKnown(causeDWARFNoInline)
+		case samePos && sameOuter && minor == 11:
+			a.addKnown(causeDWARFNested)
+		case samePos && sameOuter && len(locs) > 1 && out.Wrapper && len(frames) == 1:
+			a.addKnown(causeDWARFWrapper)
+		case !samePos && stdlibAgrees(tab, st, pc, in, out):
+			a.addKnown(causeDWARFRow)
+		default:
+			a.add(false, "pc %#x: ours %v, DWARF %v", pc, locs, frames)
+		}
 	}
 	return &a
+}
+
+// stdlibAgrees tells whether debug/gosym reports the physical function out
+// and the innermost position in at pc (its last-file deviation allowed
+// for).
+func stdlibAgrees(tab *Table, st *oracle.Stdlib, pc uint64, in, out Location) bool {
+	file, line, fn := st.PCToLine(pc)
+	if fn != out.Function || line != int(in.Line) {
+		return false
+	}
+	return file == in.File || file == "" && tab.isLastFile(in.File)
+}
+
+// isLastFile tells whether name is the file debug/gosym misses in Go
+// 1.2–1.7 tables: the last one, whose index is the file count (spec §1.2).
+func (tab *Table) isLastFile(name string) bool {
+	if tab.l.minor >= 8 || tab.h.magic != magic12 {
+		return false
+	}
+	n, _ := tab.h.rd.u32At(tab.h.filetab, 0)
+	return name == tab.globalFile(int32(n))
 }
 
 // oracleCheck compares one binary with every oracle that applies and
@@ -166,6 +181,10 @@ func oracleCheck(t *testing.T, name string, bin []byte, minor int, hasDWARF bool
 	if err != nil {
 		t.Fatalf("NewTable: %v", err)
 	}
+	std, err := oracle.NewStdlibPclntab(bin)
+	if err != nil {
+		t.Fatalf("debug/gosym: %v", err)
+	}
 	var pcs []uint64
 	var dw *agreement
 	if hasDWARF {
@@ -173,46 +192,13 @@ func oracleCheck(t *testing.T, name string, bin []byte, minor int, hasDWARF bool
 		if err != nil {
 			t.Fatalf("DWARF oracle: %v", err)
 		}
-		dw = compareDWARF(t, tab, d, minor)
+		dw = compareDWARF(t, tab, d, std, minor)
 		pcs = d.Boundaries()
 	}
-	st := compareStdlib(t, tab, bin, pcs)
-	report := fmt.Sprintf("%s: debug/gosym %v", name, st)
+	st := compareStdlib(t, tab, std, pcs)
+	st.report(t, "debug/gosym")
 	if dw != nil {
-		report += fmt.Sprintf(", DWARF %v", dw)
-	}
-	t.Log(report)
-	for _, a := range []*agreement{st, dw} {
-		if a == nil {
-			continue
-		}
-		if a.checked == 0 {
-			t.Errorf("nothing compared")
-		}
-		// The remaining DWARF differences are DWARF's (spec §11, package
-		// oracle): rows missing or wrong in a few compiler-generated
-		// functions. Anything above 0.1% is ours.
-		if a.agreed < a.checked && (a == st || (a.checked-a.agreed)*1000 > a.checked || os.Getenv("GOSYM_SHOWALL") != "") {
-			t.Errorf("%s: %d disagreements, first: %q", name, a.checked-a.agreed, a.first)
-		}
-	}
-}
-
-// TestCorpusOracles compares every corpus binary with DWARF and debug/gosym.
-func TestCorpusOracles(t *testing.T) {
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			bin, err := e.Binary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			oracleCheck(t, e.Name, bin, e.Minor(), e.HasDWARF)
-		})
+		dw.report(t, "DWARF")
 	}
 }
 

@@ -4,38 +4,31 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
-	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
 
 // compareTables checks that got answers exactly like want at every PC of
-// every function of want.
-func compareTables(t *testing.T, got, want *Table) {
+// every function of want, and reports the same GoVersion.
+func compareTables(t *testing.T, got, want *Table) *agreement {
 	t.Helper()
-	var a, b []Location
-	n, bad := 0, 0
+	var a agreement
+	var wl, gl []Location
 	for f, err := range want.Functions() {
 		if err != nil {
 			t.Fatal(err)
 		}
 		for pc := f.Entry(); pc < f.End(); pc++ {
-			a, _ = want.ResolveLocations(pc, a)
+			wl, _ = want.ResolveLocations(pc, wl)
 			var err error
-			b, err = got.ResolveLocations(pc, b)
-			n++
-			if err != nil || !equalLocations(a, b) {
-				if bad++; bad <= 5 {
-					t.Errorf("pc %#x: %v %v, want %v", pc, b, err, a)
-				}
-			}
+			gl, err = got.ResolveLocations(pc, gl)
+			a.add(err == nil && equalLocations(wl, gl), "pc %#x: %v %v, want %v", pc, gl, err, wl)
 		}
-	}
-	if bad > 0 || n == 0 {
-		t.Errorf("%d of %d PCs differ", bad, n)
 	}
 	if got.GoVersion() != want.GoVersion() {
 		t.Errorf("GoVersion %q, want %q", got.GoVersion(), want.GoVersion())
 	}
+	a.report(t, "twin")
+	return &a
 }
 
 func mustTable(t *testing.T, bin []byte) *Table {
@@ -78,33 +71,6 @@ func TestStrippedTwins(t *testing.T) {
 					compareTables(t, got, want)
 				})
 			}
-		})
-	}
-}
-
-// TestCorpusWithoutSectionHeaders removes the section headers (and with
-// them the symbols) of every corpus binary, from Go 1.2 to the newest
-// release, and checks that it answers exactly like the original.
-func TestCorpusWithoutSectionHeaders(t *testing.T) {
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.GOOS != "linux" {
-			continue
-		}
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			bin, err := e.Binary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := mustTable(t, bin)
-			got := mustTable(t, objtest.StripSectionHeaders(t, bin))
-			in := got.Info()
-			t.Logf("pclntab: %s; moduledata: %s", in.FoundBy, in.ModuledataFoundBy)
-			compareTables(t, got, want)
 		})
 	}
 }

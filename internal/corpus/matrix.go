@@ -1,84 +1,260 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+)
 
 // spec is one binary of the matrix.
 type spec struct {
 	Go      string // release, e.g. "go1.26.8"
 	GOOS    string
 	GOARCH  string
-	Variant string // "default", "pie", "cgo-extlink", "stripped"
+	Variant string // see the variants below
 	Flags   []string
 	Cgo     string // CGO_ENABLED value, "" for the release's default
 	Tags    string
+	Env     []string // more environment variables for go build
 }
+
+// Variants.
+const (
+	vDefault  = "default"     // go build
+	vStripped = "stripped"    // -ldflags=-s -w
+	vPIE      = "pie"         // -buildmode=pie
+	vCgo      = "cgo-extlink" // CGO_ENABLED=1 -tags gosymcgo -ldflags=-linkmode=external
+	vTrimpath = "trimpath"    // -trimpath
+	vNoDWARF  = "nodwarf"     // -ldflags=-w: symbols kept, DWARF left out (compact set only)
+)
 
 func (s spec) name() string {
 	n := s.Go + "." + s.GOOS + "-" + s.GOARCH
-	if s.Variant != "default" {
+	if s.Variant != vDefault {
 		n += "." + s.Variant
 	}
 	return n
 }
+
+func (s spec) minor() int { return testcorpus.MinorVersion(s.Go) }
+
+// group is the key of the entries built one after the other by one worker:
+// they share the compiled runtime (build cache, or -pkgdir before 1.10).
+func (s spec) group() string { return s.Go + " " + s.GOOS + "/" + s.GOARCH }
 
 // runnable tells whether this machine (linux/amd64) runs the binary.
 func (s spec) runnable() bool {
 	return s.GOOS == "linux" && (s.GOARCH == "amd64" || s.GOARCH == "386")
 }
 
+// selfReports tells whether the builder records the runtime's self-report:
+// for every binary this machine runs except stripped twins, which are
+// compared with their unstripped twin at every PC instead (the runtime's
+// answers are the twin's: same text, same pclntab).
+func (s spec) selfReports() bool {
+	return s.runnable() && s.Variant != vStripped
+}
+
 // fingerprint identifies how the entry is built; an entry whose
 // fingerprint changed is rebuilt.
 func (s spec) fingerprint(mode string) string {
-	return strings.Join([]string{s.Go, s.GOOS, s.GOARCH, s.Variant, strings.Join(s.Flags, " "), "cgo=" + s.Cgo, "tags=" + s.Tags, mode, "src=" + srcHash}, "|")
+	f := []string{s.Go, s.GOOS, s.GOARCH, s.Variant, strings.Join(s.Flags, " "), "cgo=" + s.Cgo, "tags=" + s.Tags, mode, "src=" + srcHash, "layout=" + layoutVersion}
+	if len(s.Env) > 0 {
+		f = append(f, "env="+strings.Join(s.Env, " "))
+	}
+	return strings.Join(f, "|")
 }
+
+// layoutVersion changes when the way binaries are built changes in a way
+// that changes them (work paths, go.mod handling).
+const layoutVersion = "2"
 
 // srcHash is set to a hash of testdata/src at start-up.
 var srcHash string
 
-// installedGo is the release installed on the machine, used for the
-// cross builds and variants.
+// installedGo is the release installed on the machine (used as it is,
+// not fetched from the module proxy).
 const installedGo = "go1.26.8"
 
-// matrix returns the corpus in priority order: when the size budget is
-// exceeded, entries are dropped from the end.
-func matrix() []spec {
+// releases are the Go releases of the matrix: 1.2.2, 1.5.4, 1.8.7 and the
+// last patch release of every minor from 1.9 on.
+var releases = []string{
+	"go1.2.2", "go1.5.4", "go1.8.7", "go1.9.7", "go1.10.8", "go1.11.13",
+	"go1.12.17", "go1.13.15", "go1.14.15", "go1.15.15", "go1.16.15",
+	"go1.17.13", "go1.18.10", "go1.19.13", "go1.20.14", "go1.21.13",
+	"go1.22.12", "go1.23.12", "go1.24.13", "go1.25.14", "go1.26.8",
+	"go1.27.4",
+}
+
+// target is an operating system and architecture with the first minor
+// release that builds it here.
+type target struct {
+	goos, goarch string
+	since        int
+}
+
+// targets are the matrix's targets other than linux/amd64, in matrix
+// order. Go 1.2–1.4 cannot cross-compile from a binary distribution (the
+// compilers are per-architecture host programs, 6g/8g/5g, and the
+// runtime's generated files exist only for the distribution's own
+// target), and the module proxy has only the linux-amd64 toolchain of
+// go1.2.2, so its only target is linux/amd64. Other first releases: arm64
+// and ppc64 1.5, s390x 1.7, riscv64 1.14, darwin/arm64 (macOS, not iOS)
+// 1.16. Every release of the matrix from 1.5 on builds plan9/386 and
+// plan9/amd64 (checked: go tool dist list, and the builds).
+var targets = []target{
+	{"linux", "386", 5},
+	{"linux", "arm", 5},
+	{"linux", "arm64", 5},
+	{"linux", "ppc64", 5},
+	{"linux", "s390x", 7},
+	{"linux", "riscv64", 14},
+	{"darwin", "amd64", 5},
+	{"darwin", "arm64", 16},
+	{"windows", "amd64", 5},
+	{"windows", "386", 5},
+	{"plan9", "amd64", 5},
+	{"plan9", "386", 5},
+}
+
+var (
+	flagsStripped = []string{"-ldflags=-s -w"}
+	flagsPIE      = []string{"-buildmode=pie"}
+	flagsExtlink  = []string{"-ldflags=-linkmode=external"}
+	flagsTrimpath = []string{"-trimpath"}
+	flagsNoDWARF  = []string{"-ldflags=-w"}
+)
+
+// linuxAMD64 returns the linux/amd64 builds of release v in matrix order.
+func linuxAMD64(v string) []spec {
+	minor := testcorpus.MinorVersion(v)
+	s := spec{Go: v, GOOS: "linux", GOARCH: "amd64"}
+	out := []spec{with(s, vDefault, nil), with(s, vStripped, flagsStripped)}
+	if minor >= 6 {
+		out = append(out, with(s, vPIE, flagsPIE))
+	}
+	out = append(out, cgoExtlink(v))
+	if minor >= 13 {
+		out = append(out, with(s, vTrimpath, flagsTrimpath))
+	}
+	return out
+}
+
+// cgoExtlink returns the cgo variant of v: external linking with gcc.
+// Go 1.2–1.5 predate gcc's default -pie (Debian/Ubuntu): their "ld -r" of
+// the cgo objects and the final link need -no-pie.
+func cgoExtlink(v string) spec {
+	s := spec{Go: v, GOOS: "linux", GOARCH: "amd64", Variant: vCgo, Flags: flagsExtlink, Cgo: "1", Tags: "gosymcgo"}
+	if testcorpus.MinorVersion(v) < 6 {
+		s.Flags = []string{"-ldflags=-linkmode=external -extldflags=-no-pie"}
+		s.Env = []string{"CGO_LDFLAGS=-no-pie"}
+	}
+	return s
+}
+
+// cross returns the default and stripped builds of v for t.
+func cross(v string, t target) []spec {
+	s := spec{Go: v, GOOS: t.goos, GOARCH: t.goarch, Cgo: "0"}
+	return []spec{with(s, vDefault, nil), with(s, vStripped, flagsStripped)}
+}
+
+func with(s spec, variant string, flags []string) spec {
+	s.Variant, s.Flags = variant, flags
+	return s
+}
+
+// fullMatrix returns every entry of the matrix: for each release,
+// linux/amd64 (default, stripped, pie, cgo-extlink, trimpath, each where
+// the release has it), then every other target it supports, default and
+// stripped.
+func fullMatrix() []spec {
 	var m []spec
-	add := func(s spec) {
-		if s.Variant == "" {
-			s.Variant = "default"
+	for _, v := range releases {
+		m = append(m, linuxAMD64(v)...)
+		for _, t := range targets {
+			if testcorpus.MinorVersion(v) >= t.since {
+				m = append(m, cross(v, t)...)
+			}
+		}
+	}
+	return m
+}
+
+// compactSet returns the committed corpus (testdata/corpus) in priority
+// order: when the size budget is exceeded, entries are dropped from the
+// end. See testdata/corpus/README.md for why each entry is there.
+func compactSet() []spec {
+	var m []spec
+	add := func(v, goos, goarch, variant string) {
+		s := spec{Go: v, GOOS: goos, GOARCH: goarch, Variant: variant}
+		if goos != "linux" || goarch != "amd64" {
+			s.Cgo = "0"
+		}
+		switch variant {
+		case vStripped:
+			s.Flags = flagsStripped
+		case vPIE:
+			s.Flags = flagsPIE
+		case vCgo:
+			s = cgoExtlink(v)
+		case vTrimpath:
+			s.Flags = flagsTrimpath
+		case vNoDWARF:
+			s.Flags = flagsNoDWARF
 		}
 		m = append(m, s)
 	}
-	// linux/amd64, default build, one release per format family and more.
-	for _, v := range []string{
-		"go1.2.2", "go1.5.4", "go1.8.7", "go1.9.7", "go1.11.13", "go1.12.17",
-		"go1.13.15", "go1.15.15", "go1.16.15", "go1.17.13", "go1.18.10",
-		"go1.19.13", "go1.20.14", "go1.21.13", "go1.22.12", "go1.24.13",
-		"go1.25.14", "go1.26.8", "go1.27.4",
-	} {
-		add(spec{Go: v, GOOS: "linux", GOARCH: "amd64"})
+	for _, c := range compact {
+		add(c[0], c[1], c[2], c[3])
 	}
-	// Cross builds by the installed release.
-	for _, t := range [][2]string{
-		{"linux", "386"}, {"linux", "arm64"}, {"linux", "arm"}, {"linux", "ppc64"},
-		{"linux", "s390x"}, {"linux", "riscv64"}, {"linux", "mips"},
-		{"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"},
-		{"windows", "386"}, {"plan9", "amd64"}, {"plan9", "386"},
-	} {
-		add(spec{Go: installedGo, GOOS: t[0], GOARCH: t[1], Cgo: "0"})
-	}
-	// linux/amd64 variants.
-	pie := []string{"-buildmode=pie"}
-	extlink := []string{"-ldflags=-linkmode=external"}
-	add(spec{Go: installedGo, GOOS: "linux", GOARCH: "amd64", Variant: "pie", Flags: pie})
-	add(spec{Go: installedGo, GOOS: "linux", GOARCH: "amd64", Variant: "cgo-extlink", Flags: extlink, Cgo: "1", Tags: "gosymcgo"})
-	add(spec{Go: installedGo, GOOS: "linux", GOARCH: "amd64", Variant: "stripped", Flags: []string{"-ldflags=-s -w"}})
-	add(spec{Go: "go1.20.14", GOOS: "linux", GOARCH: "amd64", Variant: "cgo-extlink", Flags: extlink, Cgo: "1", Tags: "gosymcgo"})
-	add(spec{Go: "go1.20.14", GOOS: "linux", GOARCH: "amd64", Variant: "pie", Flags: pie})
-	// Old releases, cross.
-	add(spec{Go: "go1.16.15", GOOS: "windows", GOARCH: "amd64", Cgo: "0"})
-	add(spec{Go: "go1.16.15", GOOS: "darwin", GOARCH: "amd64", Cgo: "0"})
-	add(spec{Go: "go1.12.17", GOOS: "linux", GOARCH: "386", Cgo: "0"})
-	add(spec{Go: "go1.18.10", GOOS: "linux", GOARCH: "arm64", Cgo: "0"})
 	return m
+}
+
+// compact lists the committed entries: release, GOOS, GOARCH, variant.
+var compact = [][4]string{
+	// linux/amd64, every release, with its self-report (every PC). DWARF
+	// is kept where it tells more than the self-report: in 1.12–1.22 the
+	// runtime reports only the innermost frame and DWARF has the outer
+	// ones; one release per pclntab magic of that span keeps it. Before
+	// 1.11 DWARF has no inlining, and from 1.23 the self-report has the
+	// whole stack: there DWARF would repeat the self-report, and the
+	// entries are built with -ldflags=-w (symbols kept).
+	{"go1.2.2", "linux", "amd64", vDefault},
+	{"go1.12.17", "linux", "amd64", vDefault},
+	{"go1.16.15", "linux", "amd64", vDefault},
+	{"go1.18.10", "linux", "amd64", vDefault},
+	{"go1.20.14", "linux", "amd64", vDefault},
+	{"go1.5.4", "linux", "amd64", vNoDWARF},
+	{"go1.8.7", "linux", "amd64", vNoDWARF},
+	{"go1.9.7", "linux", "amd64", vNoDWARF},
+	{"go1.10.8", "linux", "amd64", vNoDWARF},
+	{"go1.11.13", "linux", "amd64", vNoDWARF},
+	{"go1.13.15", "linux", "amd64", vNoDWARF},
+	{"go1.14.15", "linux", "amd64", vNoDWARF},
+	{"go1.15.15", "linux", "amd64", vNoDWARF},
+	{"go1.17.13", "linux", "amd64", vNoDWARF},
+	{"go1.19.13", "linux", "amd64", vNoDWARF},
+	{"go1.21.13", "linux", "amd64", vNoDWARF},
+	{"go1.22.12", "linux", "amd64", vNoDWARF},
+	{"go1.23.12", "linux", "amd64", vNoDWARF},
+	{"go1.24.13", "linux", "amd64", vNoDWARF},
+	{"go1.25.14", "linux", "amd64", vNoDWARF},
+	{"go1.26.8", "linux", "amd64", vNoDWARF},
+	{"go1.27.4", "linux", "amd64", vNoDWARF},
+	// Every object format, 32-bit and big-endian, by old releases (the
+	// installed release's cross builds are made at test time).
+	{"go1.5.4", "windows", "386", vNoDWARF},
+	{"go1.8.7", "darwin", "amd64", vNoDWARF},
+	{"go1.9.7", "plan9", "386", vDefault},
+	{"go1.10.8", "linux", "ppc64", vNoDWARF},
+	{"go1.12.17", "linux", "386", vDefault},
+	{"go1.16.15", "windows", "amd64", vDefault},
+	{"go1.16.15", "windows", "amd64", vStripped},
+	{"go1.17.13", "linux", "s390x", vDefault},
+	{"go1.18.10", "darwin", "arm64", vDefault},
+	{"go1.19.13", "plan9", "amd64", vDefault},
+	{"go1.21.13", "linux", "arm", vDefault},
+	{"go1.14.15", "linux", "amd64", vPIE},
+	{"go1.12.17", "linux", "amd64", vStripped},
+	{"go1.14.15", "linux", "riscv64", vNoDWARF},
 }

@@ -31,6 +31,9 @@ type Manifest struct {
 	Comment string `json:"comment,omitempty"`
 	// Source is the test program's directory, relative to the repository.
 	Source string `json:"source,omitempty"`
+	// Set is "compact" (the committed corpus) or "full" (the whole
+	// matrix).
+	Set string `json:"set,omitempty"`
 	// BudgetBytes is the size budget the builder kept the corpus under
 	// (0: none).
 	BudgetBytes int64 `json:"budget_bytes"`
@@ -231,10 +234,16 @@ func Gunzip(path string) ([]byte, error) {
 	return data, nil
 }
 
-// Gzip compresses data deterministically (no name, no time).
+// Gzip compresses data deterministically (no name, no time) with the
+// best compression.
 func Gzip(data []byte) []byte {
+	return GzipLevel(data, gzip.BestCompression)
+}
+
+// GzipLevel compresses data deterministically at the given level.
+func GzipLevel(data []byte, level int) []byte {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, _ := gzip.NewWriterLevel(&buf, level)
 	zw.Write(data)
 	zw.Close()
 	return buf.Bytes()

@@ -3,7 +3,9 @@ package testcorpus
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -68,6 +70,33 @@ func TestManifest(t *testing.T) {
 	}
 }
 
+// TestTestdataSize checks that testdata/ (the committed corpus and the
+// sources) stays within 20 MB.
+func TestTestdataSize(t *testing.T) {
+	if os.Getenv(DirEnv) != "" {
+		t.Skip("corpus from", DirEnv)
+	}
+	const limit = 20_000_000
+	var total int64
+	err := filepath.WalkDir(filepath.Dir(Dir()), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			total += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total > limit {
+		t.Errorf("testdata holds %d bytes, more than %d", total, limit)
+	}
+	t.Logf("testdata holds %d bytes", total)
+}
+
 func TestEntries(t *testing.T) {
 	entries, err := Entries()
 	if err != nil {
@@ -106,7 +135,8 @@ func checkEntry(t *testing.T, e Entry) {
 		t.Errorf("dwarf=%v symbols=%v, manifest %v %v", dw, syms, e.HasDWARF, e.HasSymbols)
 	}
 	if e.SelfReportFile == "" {
-		if e.GOOS == "linux" && (e.GOARCH == "amd64" || e.GOARCH == "386") {
+		// Stripped twins are compared with their unstripped twin instead.
+		if e.GOOS == "linux" && (e.GOARCH == "amd64" || e.GOARCH == "386") && e.Variant != "stripped" {
 			t.Errorf("runnable binary without self-report")
 		}
 		return
