@@ -27,6 +27,9 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 	if pc < f.entry || pc >= f.End() {
 		return buf, ErrPCNotFound
 	}
+	if fl := f.funcLines(); fl != nil {
+		return f.resolveCached(fl, pc, buf)
+	}
 	tree, ok, err := f.inlineTree()
 	if err != nil {
 		return buf, err
@@ -66,5 +69,40 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 		Line:      line,
 		StartLine: f.StartLine(),
 		Wrapper:   f.Wrapper(),
+	}), nil
+}
+
+// resolveCached is ResolveLocations over f's cached line tables.
+func (f Function) resolveCached(fl *funcLines, pc uint64, buf []Location) ([]Location, error) {
+	file, line, ix := fl.at(f, pc-f.entry)
+	for depth := 0; ix >= 0; depth++ {
+		if depth == maxInlineDepth {
+			return buf[:0], corrupt("%s: inline tree at pc %#x is cyclic", f.Name(), pc)
+		}
+		c, err := f.call(fl.tree, ix)
+		if err != nil {
+			return buf[:0], err
+		}
+		buf = append(buf, Location{
+			Function:  fl.callName(f, ix, c),
+			File:      file,
+			Line:      line,
+			StartLine: uint32(max(c.startLine, 0)),
+			Wrapper:   f.wrapperCall(c),
+		})
+		if f.t.l.inlKind == inl19 {
+			file, line = f.t.globalFile(c.file), uint32(max(c.line, 0))
+			ix = c.parent
+			continue
+		}
+		pc = f.entry + uint64(c.parentPC)
+		file, line, ix = fl.at(f, pc-f.entry)
+	}
+	return append(buf, Location{
+		Function:  fl.funcName(f),
+		File:      file,
+		Line:      line,
+		StartLine: fl.startLine,
+		Wrapper:   fl.wrapper,
 	}), nil
 }

@@ -48,11 +48,17 @@ func (it *pcIter) next() bool {
 }
 
 // uvarint decodes an unsigned LEB128 value of at most 32 bits. It returns
-// n == 0 if p ends before the value does or the value is too long.
+// n == 0 if p ends before the value does or the value is too long. Most
+// values fit one byte; that case is small enough to inline.
 func uvarint(p []byte) (v uint32, n int) {
 	if len(p) > 0 && p[0] < 0x80 {
 		return uint32(p[0]), 1
 	}
+	return uvarintLong(p)
+}
+
+// uvarintLong is uvarint for values of more than one byte.
+func uvarintLong(p []byte) (v uint32, n int) {
 	var shift uint
 	for i, b := range p {
 		if i == 5 {
@@ -68,13 +74,29 @@ func uvarint(p []byte) (v uint32, n int) {
 }
 
 // pcvalue returns the value of the table at off for target, or -1 if the
-// table does not cover target.
+// table does not cover target. It is pcIter's walk, unrolled.
 func (t *Table) pcvalue(off uint32, entry, target uint64) int32 {
-	it := newPCIter(t.h.pctab, off, entry, t.h.quantum)
-	for it.next() {
-		if target < it.hi {
-			return it.val
+	if off == 0 || uint64(off) >= uint64(len(t.h.pctab)) {
+		return -1
+	}
+	p := t.h.pctab[off:]
+	quantum := t.h.quantum
+	pc, val := entry, int32(-1)
+	for {
+		uv, n := uvarint(p)
+		if n == 0 || (uv == 0 && pc != entry) {
+			return -1
+		}
+		p = p[n:]
+		pcd, n := uvarint(p)
+		if n == 0 {
+			return -1
+		}
+		p = p[n:]
+		val += int32(-(uv & 1) ^ (uv >> 1))
+		pc += uint64(pcd * quantum)
+		if target < pc {
+			return val
 		}
 	}
-	return -1
 }

@@ -33,3 +33,25 @@ func (s *strtab) at(off uint64) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// ref returns the offset and length of a string that at returned, for
+// str to make it again; ok is false for any other string.
+func (s *strtab) ref(str string) (off, n uint32, ok bool) {
+	if len(str) == 0 {
+		return 0, 0, true
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(str)))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))
+	if p < base || p-base+uintptr(len(str)) > uintptr(len(s.buf)) {
+		return 0, 0, false
+	}
+	return uint32(p - base), uint32(len(str)), true
+}
+
+// str returns the string of length n at off, a reference made by ref.
+func (s *strtab) str(off, n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&s.buf[off], n)
+}

@@ -28,6 +28,12 @@ import (
 // the table's header; functions are decoded when they are looked up. A
 // Table is safe for concurrent use, and the strings it returns stay valid
 // after Close.
+//
+// A Table keeps the line tables of the functions it resolves PCs in more
+// than once, decoded, so that later lookups there are binary searches: about
+// one byte of memory per byte of their machine code, up to a limit (see
+// SetLineCacheLimit). It also keeps one bit per function, and copies of the
+// name and file tables, from which it hands out strings.
 type Table struct {
 	h    *header
 	l    layout
@@ -39,6 +45,7 @@ type Table struct {
 	gofunc    uint64        // moduledata.gofunc: base of 1.18+ funcdata offsets
 	funcIndex funcIndex     // moduledata.findfunctab: where a PC lookup starts
 	valid     validFuncs    // functab entries whose records have been checked
+	lines     lineCache     // decoded line tables of the functions looked up
 	mem       *addrspace.Space
 
 	foundBy struct{ pclntab, moduledata string }

@@ -1,0 +1,291 @@
+package gosym
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// The line cache makes repeated lookups in a function cheap. Resolving a
+// PC from the tables themselves means decoding the function's pcfile, pcln
+// and InlTreeIndex tables from its entry up to the PC, and, for each
+// inlined frame, once more up to the call site: time linear in the size of
+// the function. The second time ResolveLocations meets a function (the
+// first is answered from the tables, so that a function looked up once
+// costs no more than without a cache), it decodes the three tables once
+// into a sorted array of ranges of constant (file, line, inline index);
+// later lookups in that function, its inlined frames included, are binary
+// searches in that array.
+//
+// A cached function takes 12 bytes per range, 8 per name and file it
+// uses, and about 90 more: about one byte per byte of machine code (6.6 MB
+// for the go command of Go 1.26, whose text is 6.9 MB). The index of the
+// cache, allocated by the first lookup, takes 8 bytes per function. The
+// memory is bounded by the Table's line cache limit (SetLineCacheLimit,
+// DefaultLineCacheLimit by default): once it is spent, functions not yet
+// cached are decoded from the tables on each lookup, as without a cache.
+// Answers are the same either way.
+
+// DefaultLineCacheLimit is the line cache limit of a new Table, in bytes.
+const DefaultLineCacheLimit = 32 << 20
+
+// funcLines is the decoded line tables of one function: n ranges of PCs
+// of constant file, line and inline index, in one array, tab:
+//
+//	tab[i], i < n          range i starts at this offset from the entry and
+//	                       ends where range i+1 starts
+//	tab[n+2i], tab[n+2i+1] its line, and its file index << 16 | its inline
+//	                       index + 1 (0 for none)
+//	then, 2 words each     the function's name and the names of the inlined
+//	                       calls the ranges use, by inline index; then, from
+//	                       fileBase, the files the ranges use: each as the
+//	                       offset and length of the string in its strtab
+//
+// The first range starts at the entry; the last, where all three tables
+// have ended, covers every PC after it. The offsets, which a lookup
+// searches, come first so that they take few cache lines, and everything
+// a lookup reads is in tab, so that a lookup in a function not used lately
+// reads little memory.
+type funcLines struct {
+	tab       []uint32
+	n         int
+	fileBase  int // index in tab of the first file
+	tree      inlineTree
+	hasTree   bool
+	startLine uint32
+	wrapper   bool
+}
+
+// Two markers take the place of a funcLines in the cache: seenOnce for a
+// function looked up once (it is decoded on the second lookup, so that
+// functions met once cost no more than without a cache), and uncacheable
+// for one whose tables do not fit a funcLines or whose inline tree is
+// damaged (it is always resolved from the tables).
+var seenOnce, uncacheable = new(funcLines), new(funcLines)
+
+// maxCachedRanges bounds the ranges of one function; a larger function
+// (there is none in real binaries) is not cached.
+const maxCachedRanges = 1 << 20
+
+// lineCache is a Table's cache of decoded functions. It is safe for
+// concurrent use without locks: an entry, once stored, never changes.
+type lineCache struct {
+	once  sync.Once
+	funcs []atomic.Pointer[funcLines] // by functab index
+	used  atomic.Int64                // bytes held by cached funcLines
+	limit atomic.Int64                // 1 + the bytes the cache may hold; 0 for the default
+	full  atomic.Bool                 // a function did not fit: cache no more
+}
+
+// max returns the bytes the cache may hold.
+func (c *lineCache) max() int64 {
+	if v := c.limit.Load(); v != 0 {
+		return v - 1
+	}
+	return DefaultLineCacheLimit
+}
+
+// SetLineCacheLimit bounds the memory, in bytes, that the Table spends on
+// the decoded line tables of functions it has resolved PCs in (see
+// DefaultLineCacheLimit). Functions cached already stay cached; 0 stops
+// the caching of more. The answers of lookups do not depend on it, only
+// their speed.
+func (t *Table) SetLineCacheLimit(n int64) {
+	t.lines.limit.Store(max(n, 0) + 1)
+	t.lines.full.Store(false)
+}
+
+// funcLines returns the decoded line tables of f, or nil if f is not
+// cached (yet): the second call for f decodes and caches them.
+func (f Function) funcLines() *funcLines {
+	c := &f.t.lines
+	c.once.Do(func() { c.funcs = make([]atomic.Pointer[funcLines], f.t.h.nfunc) })
+	if uint64(f.idx) >= uint64(len(c.funcs)) {
+		return nil
+	}
+	slot := &c.funcs[f.idx]
+	switch fl := slot.Load(); fl {
+	case nil:
+		slot.CompareAndSwap(nil, seenOnce)
+		return nil
+	case uncacheable:
+		return nil
+	case seenOnce:
+	default:
+		return fl
+	}
+	if c.full.Load() {
+		return nil
+	}
+	fl := f.decodeLines()
+	if fl == nil {
+		slot.Store(uncacheable)
+		return nil
+	}
+	size := fl.size()
+	if c.used.Add(size) > c.max() {
+		c.used.Add(-size)
+		c.full.Store(true)
+		return nil
+	}
+	if !slot.CompareAndSwap(seenOnce, fl) {
+		// Another goroutine cached f first.
+		c.used.Add(-size)
+		if fl = slot.Load(); fl == uncacheable {
+			return nil
+		}
+	}
+	return fl
+}
+
+// size returns the bytes a funcLines holds.
+func (fl *funcLines) size() int64 {
+	return int64(unsafe.Sizeof(*fl)) + int64(cap(fl.tab))*4
+}
+
+// decodeLines decodes f's line tables, or returns nil if they do not fit
+// a funcLines or the inline tree is damaged.
+func (f Function) decodeLines() *funcLines {
+	tree, hasTree, err := f.inlineTree()
+	if err != nil {
+		return nil
+	}
+	w := walkPool.Get().(*linesWalk)
+	defer w.release()
+	if !w.walk(f, tree, hasTree) {
+		return nil
+	}
+	n, nNames := len(w.offs), int(w.maxInl)+2
+	fl := &funcLines{
+		tab:       make([]uint32, 3*n+2*nNames+2*len(w.fnos)),
+		n:         n,
+		fileBase:  3*n + 2*nNames,
+		tree:      tree,
+		hasTree:   hasTree,
+		startLine: f.StartLine(),
+		wrapper:   f.Wrapper(),
+	}
+	copy(fl.tab, w.offs)
+	copy(fl.tab[n:], w.vals)
+	ok := true
+	put := func(i int, tab *strtab, s string) {
+		off, l, refOK := tab.ref(s)
+		fl.tab[i], fl.tab[i+1] = off, l
+		ok = ok && refOK
+	}
+	put(3*n, f.t.names, f.Name())
+	for ix := int32(0); ix <= w.maxInl; ix++ {
+		if c, err := f.call(tree, ix); err == nil {
+			put(3*n+2*int(ix+1), f.t.names, f.callName(c))
+		}
+	}
+	for i, fno := range w.fnos {
+		put(fl.fileBase+2*i, f.t.files, f.fileName(fno))
+	}
+	if !ok {
+		return nil
+	}
+	return fl
+}
+
+// linesWalk merges a function's pcfile, pcln and InlTreeIndex tables into
+// ranges, in memory reused from one function to the next.
+type linesWalk struct {
+	offs   []uint32 // range starts, from the entry
+	vals   []uint32 // two per range: line, file index << 16 | inline index + 1
+	fnos   []int32  // distinct pcfile values (negative ones as -1)
+	maxInl int32    // largest inline index, -1 if none
+}
+
+var walkPool = sync.Pool{New: func() any { return new(linesWalk) }}
+
+// release returns w to walkPool, unless it grew large.
+func (w *linesWalk) release() {
+	if cap(w.offs) <= 1<<16 && cap(w.fnos) <= 1<<10 {
+		walkPool.Put(w)
+	}
+}
+
+// walk walks f's tables. It reports false if they do not fit a
+// funcLines.
+func (w *linesWalk) walk(f Function, tree inlineTree, hasTree bool) bool {
+	l := &f.t.l
+	files, lines := f.rangeIter(f.field(l.pcfile)), f.rangeIter(f.field(l.pcln))
+	inl := rangeIter{pcIter{lo: f.entry, hi: math.MaxUint64, val: -1}}
+	if hasTree {
+		inl = f.rangeIter(tree.index)
+	}
+	w.offs, w.vals, w.fnos, w.maxInl = w.offs[:0], w.vals[:0], w.fnos[:0], -1
+	var last [2]uint32
+	for pc := f.entry; ; {
+		fno, line, ix := max(files.at(pc), -1), lines.at(pc), max(inl.at(pc), -1)
+		k := w.fileIndex(fno)
+		if ix >= math.MaxUint16 || len(w.fnos) > math.MaxUint16+1 {
+			return false
+		}
+		v := [2]uint32{uint32(max(line, 0)), uint32(k)<<16 | uint32(ix+1)}
+		if len(w.offs) == 0 || v != last {
+			if len(w.offs) == maxCachedRanges {
+				return false
+			}
+			w.offs = append(w.offs, uint32(pc-f.entry))
+			w.vals = append(w.vals, v[0], v[1])
+			w.maxInl = max(w.maxInl, ix)
+			last = v
+		}
+		next := min(files.hi, lines.hi, inl.hi)
+		if next == math.MaxUint64 {
+			return true
+		}
+		if next-f.entry > math.MaxUint32 {
+			return false
+		}
+		pc = next
+	}
+}
+
+// fileIndex returns the index of a pcfile value in w.fnos, adding it if
+// it is new.
+func (w *linesWalk) fileIndex(fno int32) uint16 {
+	for i, v := range w.fnos {
+		if v == fno {
+			return uint16(i)
+		}
+	}
+	w.fnos = append(w.fnos, fno)
+	return uint16(len(w.fnos) - 1)
+}
+
+// at returns the file, line and innermost inline index at the PC at
+// offset off from f's entry, as fileLine and pcvalue find them.
+func (fl *funcLines) at(f Function, off uint64) (string, uint32, int32) {
+	// The last range at or before off: a binary search whose steps the
+	// compiler turns into conditional moves, not branches.
+	o := uint32(min(off, math.MaxUint32))
+	offs := fl.tab[:fl.n]
+	base, n := 0, len(offs)
+	for n > 1 {
+		half := n >> 1
+		if offs[base+half] <= o {
+			base += half
+		}
+		n -= half
+	}
+	v := fl.tab[fl.n+2*base:]
+	file := fl.tab[fl.fileBase+2*int(v[1]>>16):]
+	return f.t.files.str(file[0], file[1]), v[0], int32(v[1]&0xffff) - 1
+}
+
+// funcName returns the name of the function.
+func (fl *funcLines) funcName(f Function) string {
+	return f.t.names.str(fl.tab[3*fl.n], fl.tab[3*fl.n+1])
+}
+
+// callName returns the name of inlined call ix, whose record is c.
+func (fl *funcLines) callName(f Function, ix int32, c inlinedCall) string {
+	if i := 3*uint64(fl.n) + 2*uint64(ix+1); ix >= 0 && i < uint64(fl.fileBase) {
+		return f.t.names.str(fl.tab[i], fl.tab[i+1])
+	}
+	return f.callName(c)
+}
