@@ -31,16 +31,17 @@ var benchBinaries = struct {
 func benchBinary(b testing.TB, name string) string {
 	benchBinaries.once.Do(func() {
 		benchBinaries.paths = map[string]string{}
-		out, err := exec.Command("go", "env", "GOROOT", "GOTOOLDIR").Output()
+		out, err := exec.Command("go", "env", "GOROOT", "GOTOOLDIR", "GOVERSION").Output()
 		if err != nil {
 			return
 		}
 		f := strings.Fields(string(out))
-		if len(f) == 2 {
-			benchBinaries.paths["go"] = filepath.Join(f[0], "bin", "go")
-			benchBinaries.paths["compile"] = filepath.Join(f[1], "compile")
+		if len(f) != 3 {
+			return
 		}
-		if p, err := buildHello(); err == nil {
+		benchBinaries.paths["go"] = filepath.Join(f[0], "bin", "go")
+		benchBinaries.paths["compile"] = filepath.Join(f[1], "compile")
+		if p, err := buildHello(f[2]); err == nil {
 			benchBinaries.paths["hello"] = p
 		}
 	})
@@ -51,26 +52,38 @@ func benchBinary(b testing.TB, name string) string {
 	return p
 }
 
-// buildHello builds a hello-world program in a temporary directory that
-// lives as long as the test process.
-func buildHello() (string, error) {
-	dir, err := os.MkdirTemp("", "gosym-hello")
+// buildHello returns a hello-world program built by the installed
+// toolchain, release version, building it the first time.
+func buildHello(version string) (string, error) {
+	dir := filepath.Join(os.TempDir(), "gosym-hello-"+version)
+	bin := filepath.Join(dir, "hello")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	// Build in a directory of our own, then move it into place.
+	tmp, err := os.MkdirTemp("", "gosym-hello")
 	if err != nil {
 		return "", err
 	}
+	defer os.RemoveAll(tmp)
 	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n"
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "main.go"), []byte(src), 0o666); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n"), 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module hello\n"), 0o666); err != nil {
 		return "", err
 	}
 	cmd := exec.Command("go", "build", "-o", "hello", ".")
-	cmd.Dir = dir
+	cmd.Dir = tmp
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%v: %s", err, out)
 	}
-	return filepath.Join(dir, "hello"), nil
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, err := os.Stat(bin); err != nil {
+			return "", err
+		}
+	}
+	return bin, nil
 }
 
 var benchNames = []string{"go", "compile"}
