@@ -136,8 +136,9 @@ const (
 	funcBucketSize    = 4096
 	funcSubbucketSize = funcBucketSize / 16
 	funcBucketRecSize = 4 + 16
-	// hintSpan is how many functab entries from the findfunctab's hint
-	// on are checked before falling back to a binary search.
+	// hintSpan is how many functab entries after the findfunctab's hint
+	// are checked before falling back to a binary search (find unrolls
+	// the loop).
 	hintSpan = 8
 )
 
@@ -180,15 +181,20 @@ func (x *funcIndex) find(functab []byte, pc uint64) (i uint64, ok bool) {
 	if i+hintSpan > x.nfunc || uint64(len(functab)) < (i+hintSpan)*8+4 {
 		return 0, false
 	}
-	e := functab[i*8 : (i+hintSpan)*8+4]
+	e := (*[hintSpan*8 + 4]byte)(functab[i*8 : (i+hintSpan)*8+4])
 	off := d + uint64(x.lo)
-	if uint64(binary.LittleEndian.Uint32(e)) > off {
+	if uint64(binary.LittleEndian.Uint32(e[:])) > off {
 		return 0, false
 	}
-	var c uint64
-	for k := 1; k <= hintSpan; k++ {
-		c += (uint64(binary.LittleEndian.Uint32(e[k*8:])) - off - 1) >> 63
-	}
+	// (entry - off - 1) >> 63 is 1 for entry <= off, else 0.
+	c := (uint64(binary.LittleEndian.Uint32(e[8:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[16:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[24:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[32:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[40:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[48:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[56:]))-off-1)>>63 +
+		(uint64(binary.LittleEndian.Uint32(e[64:]))-off-1)>>63
 	if c == hintSpan {
 		return 0, false
 	}
