@@ -31,26 +31,27 @@ import (
 const DefaultLineCacheLimit = 32 << 20
 
 // funcLines is the decoded line tables of one function: n ranges of PCs
-// of constant file, line and inline index, in one array, tab:
+// of constant file, line and inline index, with the strings they use, in
+// one array, tab. A string is two words, its offset and length in its
+// strtab.
 //
-//	tab[i], i < n          range i starts at this offset from the entry and
-//	                       ends where range i+1 starts
-//	tab[n+2i], tab[n+2i+1] its line, and its file index << 16 | its inline
-//	                       index + 1 (0 for none)
-//	then, 2 words each     the function's name and the names of the inlined
-//	                       calls the ranges use, by inline index; then, from
-//	                       fileBase, the files the ranges use: each as the
-//	                       offset and length of the string in its strtab
+//	tab[0:2]                 the function's name
+//	tab[2:offs]              the files the ranges use
+//	tab[offs:offs+n]         the ranges' starts, as offsets from the entry:
+//	                         each range ends where the next starts
+//	tab[offs+n:offs+3n]      two words per range: its line, and its file's
+//	                         index << 16 | its inline index + 1 (0: none)
+//	tab[offs+3n:]            the names of the inlined calls the ranges use,
+//	                         by inline index
 //
 // The first range starts at the entry; the last, where all three tables
-// have ended, covers every PC after it. The offsets, which a lookup
-// searches, come first so that they take few cache lines, and everything
-// a lookup reads is in tab, so that a lookup in a function not used lately
-// reads little memory.
+// have ended, covers every PC after it. Everything a lookup reads is in
+// tab, and what most lookups read (the function's name and file, the
+// start of the offsets) comes first, so that a lookup in a function not
+// used lately reads few cache lines.
 type funcLines struct {
 	tab       []uint32
-	n         int
-	fileBase  int // index in tab of the first file
+	n, offs   int
 	tree      inlineTree
 	hasTree   bool
 	startLine uint32
@@ -63,6 +64,9 @@ type funcLines struct {
 // for one whose tables do not fit a funcLines or whose inline tree is
 // damaged (it is always resolved from the tables).
 var seenOnce, uncacheable = new(funcLines), new(funcLines)
+
+// linearRanges is how many ranges a lookup counts rather than searches.
+const linearRanges = 16
 
 // maxCachedRanges bounds the ranges of one function; a larger function
 // (there is none in real binaries) is not cached.
@@ -156,32 +160,33 @@ func (f Function) decodeLines() *funcLines {
 	if !w.walk(f, tree, hasTree) {
 		return nil
 	}
-	n, nNames := len(w.offs), int(w.maxInl)+2
+	n, nFiles, nCalls := len(w.offs), len(w.fnos), int(w.maxInl)+1
+	offs := 2 + 2*nFiles
 	fl := &funcLines{
-		tab:       make([]uint32, 3*n+2*nNames+2*len(w.fnos)),
+		tab:       make([]uint32, offs+3*n+2*nCalls),
 		n:         n,
-		fileBase:  3*n + 2*nNames,
+		offs:      offs,
 		tree:      tree,
 		hasTree:   hasTree,
 		startLine: f.StartLine(),
 		wrapper:   f.Wrapper(),
 	}
-	copy(fl.tab, w.offs)
-	copy(fl.tab[n:], w.vals)
+	copy(fl.tab[offs:], w.offs)
+	copy(fl.tab[offs+n:], w.vals)
 	ok := true
 	put := func(i int, tab *strtab, s string) {
 		off, l, refOK := tab.ref(s)
 		fl.tab[i], fl.tab[i+1] = off, l
 		ok = ok && refOK
 	}
-	put(3*n, f.t.names, f.Name())
-	for ix := int32(0); ix <= w.maxInl; ix++ {
-		if c, err := f.call(tree, ix); err == nil {
-			put(3*n+2*int(ix+1), f.t.names, f.callName(c))
-		}
-	}
+	put(0, f.t.names, f.Name())
 	for i, fno := range w.fnos {
-		put(fl.fileBase+2*i, f.t.files, f.fileName(fno))
+		put(2+2*i, f.t.files, f.fileName(fno))
+	}
+	for ix := range nCalls {
+		if c, err := f.call(tree, int32(ix)); err == nil {
+			put(offs+3*n+2*ix, f.t.names, f.callName(c))
+		}
 	}
 	if !ok {
 		return nil
@@ -260,31 +265,39 @@ func (w *linesWalk) fileIndex(fno int32) uint16 {
 // at returns the file, line and innermost inline index at the PC at
 // offset off from f's entry, as fileLine and pcvalue find them.
 func (fl *funcLines) at(f Function, off uint64) (string, uint32, int32) {
-	// The last range at or before off: a binary search whose steps the
-	// compiler turns into conditional moves, not branches.
-	o := uint32(min(off, math.MaxUint32))
-	offs := fl.tab[:fl.n]
+	// The last range at or before off. A binary search (whose steps the
+	// compiler turns into conditional moves) narrows the ranges down to
+	// a few, which are counted: the loads of the count do not wait for
+	// one another, as those of a search do, which matters when tab is not
+	// in the cache.
+	o := uint64(min(off, math.MaxUint32))
+	offs := fl.tab[fl.offs : fl.offs+fl.n]
 	base, n := 0, len(offs)
-	for n > 1 {
+	for n > linearRanges {
 		half := n >> 1
-		if offs[base+half] <= o {
+		if uint64(offs[base+half]) <= o {
 			base += half
 		}
 		n -= half
 	}
-	v := fl.tab[fl.n+2*base:]
-	file := fl.tab[fl.fileBase+2*int(v[1]>>16):]
+	c := 0
+	for _, x := range offs[base+1 : base+n] {
+		c += int((uint64(x) - o - 1) >> 63) // 1 if x <= o
+	}
+	base += c
+	v := fl.tab[fl.offs+fl.n+2*base:]
+	file := fl.tab[2+2*int(v[1]>>16):]
 	return f.t.files.str(file[0], file[1]), v[0], int32(v[1]&0xffff) - 1
 }
 
 // funcName returns the name of the function.
 func (fl *funcLines) funcName(f Function) string {
-	return f.t.names.str(fl.tab[3*fl.n], fl.tab[3*fl.n+1])
+	return f.t.names.str(fl.tab[0], fl.tab[1])
 }
 
 // callName returns the name of inlined call ix, whose record is c.
 func (fl *funcLines) callName(f Function, ix int32, c inlinedCall) string {
-	if i := 3*uint64(fl.n) + 2*uint64(ix+1); ix >= 0 && i < uint64(fl.fileBase) {
+	if i := uint64(fl.offs+3*fl.n) + 2*uint64(ix); ix >= 0 && i < uint64(len(fl.tab)) {
 		return f.t.names.str(fl.tab[i], fl.tab[i+1])
 	}
 	return f.callName(c)
