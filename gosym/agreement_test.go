@@ -21,6 +21,8 @@ type agreement struct {
 	pcs             int            // checks that were PCs (not function list entries)
 	known           map[string]int // differences with a known cause, by cause
 	first           []string       // the first unexplained disagreements
+	viaTwin         bool           // the oracle read the unstripped twin
+	examples        map[string][]string
 }
 
 // add counts a check at a PC.
@@ -43,14 +45,19 @@ func (a *agreement) addCheck(ok bool, format string, args ...any) {
 	}
 }
 
-// addKnown counts a difference at a PC whose cause is known.
-func (a *agreement) addKnown(cause string) {
+// addKnown counts a difference at a PC whose cause is known; the first
+// few of each cause are logged.
+func (a *agreement) addKnown(cause string, format string, args ...any) {
 	a.checked++
 	a.pcs++
 	if a.known == nil {
 		a.known = map[string]int{}
+		a.examples = map[string][]string{}
 	}
 	a.known[cause]++
+	if len(a.examples[cause]) < 3 {
+		a.examples[cause] = append(a.examples[cause], fmt.Sprintf(format, args...))
+	}
 }
 
 func (a *agreement) knownCount() int {
@@ -68,6 +75,14 @@ func (a *agreement) String() string {
 	if a == nil || a.checked == 0 {
 		return "—"
 	}
+	s := a.counts()
+	if a.viaTwin {
+		s += " (twin's table)"
+	}
+	return s
+}
+
+func (a *agreement) counts() string {
 	if a.agreed == a.checked {
 		return "100% of " + thousands(a.checked)
 	}
@@ -97,6 +112,14 @@ func (a *agreement) report(t *testing.T, oracleName string) {
 		t.Errorf("%s: %d of %d checks disagree; first:\n%s", oracleName, n, a.checked, strings.Join(a.first, "\n"))
 	}
 	t.Logf("%s: %v", oracleName, a)
+	causes := make([]string, 0, len(a.examples))
+	for c := range a.examples {
+		causes = append(causes, c)
+	}
+	sort.Strings(causes)
+	for _, c := range causes {
+		t.Logf("%s, e.g.:\n\t%s", c, strings.Join(a.examples[c], "\n\t"))
+	}
 }
 
 func thousands(n int) string {
@@ -232,4 +255,6 @@ const (
 	causeDWARFNested   = "DWARF-1.11-nested"
 	causeDWARFWrapper  = "DWARF-wrapper"
 	causeDWARFRow      = "DWARF-row"
+	causeDWARFLine1    = "DWARF-1.14-line-1"
+	causeDWARFCgoPath  = "DWARF-cgo-path"
 )

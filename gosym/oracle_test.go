@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -68,7 +69,7 @@ func compareStdlib(t *testing.T, tab *Table, st *oracle.Stdlib, pcs []uint64) *a
 			// runtime reports none; debug/gosym decodes the bytes at
 			// offset 0 of the pc-value tables.
 			if in.File == "" && in.Line == 0 && file+":"+strconv.Itoa(line) != ":0" {
-				a.addKnown(causeNoLineTable)
+				a.addKnown(causeNoLineTable, "pc %#x in %s: debug/gosym %s:%d", pc, fn, file, line)
 			} else {
 				a.add(in.File == "" && in.Line == 0, "pc %#x: ours %s:%d for a function without line table", pc, in.File, in.Line)
 			}
@@ -76,7 +77,7 @@ func compareStdlib(t *testing.T, tab *Table, st *oracle.Stdlib, pcs []uint64) *a
 		}
 		if file == "" && tab.isLastFile(in.File) && out.Function == fn && int(in.Line) == line {
 			// debug/gosym misses the last file of 1.2–1.7 tables.
-			a.addKnown(causeLastFile)
+			a.addKnown(causeLastFile, "pc %#x in %s: ours %s:%d, debug/gosym no file", pc, fn, in.File, in.Line)
 			continue
 		}
 		a.add(out.Function == fn && in.File == file && int(in.Line) == line,
@@ -133,17 +134,23 @@ func compareDWARF(t *testing.T, tab *Table, d *oracle.DWARF, st *oracle.Stdlib, 
 		in, out := locs[0], locs[len(locs)-1]
 		samePos := in.File == frames[0].File && int(in.Line) == frames[0].Line
 		sameOuter := oracle.NormalizeName(out.Function) == oracle.NormalizeName(frames[len(frames)-1].Function)
+		const msg = "pc %#x: ours %v, DWARF %v"
 		switch {
 		case samePos && sameOuter && minor <= 10:
-			a.addKnown(causeDWARFNoInline)
+			a.addKnown(causeDWARFNoInline, msg, pc, locs, frames)
 		case samePos && sameOuter && minor == 11:
-			a.addKnown(causeDWARFNested)
+			a.addKnown(causeDWARFNested, msg, pc, locs, frames)
 		case samePos && sameOuter && len(locs) > 1 && out.Wrapper && len(frames) == 1:
-			a.addKnown(causeDWARFWrapper)
+			a.addKnown(causeDWARFWrapper, msg, pc, locs, frames)
+		case !samePos && int(in.Line) == frames[0].Line && strings.Contains(in.File, "/_obj/") &&
+			strings.HasSuffix(frames[0].File, in.File[strings.Index(in.File, "/_obj/"):]) && stdlibAgrees(tab, st, pc, in, out):
+			a.addKnown(causeDWARFCgoPath, msg, pc, locs, frames)
+		case !samePos && minor == 14 && frames[0].Line == 1 && stdlibAgrees(tab, st, pc, in, out):
+			a.addKnown(causeDWARFLine1, msg, pc, locs, frames)
 		case !samePos && stdlibAgrees(tab, st, pc, in, out):
-			a.addKnown(causeDWARFRow)
+			a.addKnown(causeDWARFRow, msg, pc, locs, frames)
 		default:
-			a.add(false, "pc %#x: ours %v, DWARF %v", pc, locs, frames)
+			a.add(false, msg, pc, locs, frames)
 		}
 	}
 	return &a

@@ -37,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"strings"
@@ -623,7 +624,8 @@ func verify(s spec, bin []byte, e *testcorpus.Entry) error {
 	return nil
 }
 
-// selfReport runs the binary with -selfreport and checks the result.
+// selfReport runs the binary with -selfreport, checks the result and
+// returns it in the corpus's format (format 2, testcorpus.EncodeReport).
 func selfReport(s spec, binPath string, e *testcorpus.Entry) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -644,7 +646,11 @@ func selfReport(s spec, binPath string, e *testcorpus.Entry) ([]byte, error) {
 		return nil, fmt.Errorf("self-report says %s %s", r.GoVersion, r.GOARCH)
 	}
 	e.SelfReportMethod = r.Method
-	return out, nil
+	enc := testcorpus.EncodeReport(r)
+	if r2, err := testcorpus.ParseReport(enc); err != nil || !reflect.DeepEqual(r, r2) {
+		return nil, fmt.Errorf("self-report does not survive format 2 (%v)", err)
+	}
+	return enc, nil
 }
 
 // scanBuildInfo finds the one build-info blob with inline strings

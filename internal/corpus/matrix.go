@@ -62,6 +62,9 @@ func (s spec) fingerprint(mode string) string {
 	if len(s.Env) > 0 {
 		f = append(f, "env="+strings.Join(s.Env, " "))
 	}
+	if s.selfReports() {
+		f = append(f, "report=2") // the self-report is stored in format 2
+	}
 	return strings.Join(f, "|")
 }
 
@@ -215,20 +218,24 @@ var compact = [][4]string{
 	// linux/amd64, every release, with its self-report (every PC). DWARF
 	// is kept where it tells more than the self-report: in 1.12–1.22 the
 	// runtime reports only the innermost frame and DWARF has the outer
-	// ones; one release per pclntab magic of that span keeps it. Before
-	// 1.11 DWARF has no inlining, and from 1.23 the self-report has the
-	// whole stack: there DWARF would repeat the self-report, and the
-	// entries are built with -ldflags=-w (symbols kept).
+	// ones (kept in one release per pclntab magic of that span: 1.12,
+	// 1.16, 1.18, 1.20); 1.11 (DWARF's first inlining, with its nested
+	// inlining quirk) and 1.26 (the installed release, the reference of
+	// package lidia's tests) keep it too. Before 1.11 DWARF has no
+	// inlining and from 1.23 the self-report has the whole stack: there
+	// DWARF would repeat the self-report, and the entries are built with
+	// -ldflags=-w (symbols kept), about half the size.
 	{"go1.2.2", "linux", "amd64", vDefault},
+	{"go1.11.13", "linux", "amd64", vDefault},
 	{"go1.12.17", "linux", "amd64", vDefault},
 	{"go1.16.15", "linux", "amd64", vDefault},
 	{"go1.18.10", "linux", "amd64", vDefault},
 	{"go1.20.14", "linux", "amd64", vDefault},
+	{"go1.26.8", "linux", "amd64", vDefault},
 	{"go1.5.4", "linux", "amd64", vNoDWARF},
 	{"go1.8.7", "linux", "amd64", vNoDWARF},
 	{"go1.9.7", "linux", "amd64", vNoDWARF},
 	{"go1.10.8", "linux", "amd64", vNoDWARF},
-	{"go1.11.13", "linux", "amd64", vNoDWARF},
 	{"go1.13.15", "linux", "amd64", vNoDWARF},
 	{"go1.14.15", "linux", "amd64", vNoDWARF},
 	{"go1.15.15", "linux", "amd64", vNoDWARF},
@@ -239,22 +246,22 @@ var compact = [][4]string{
 	{"go1.23.12", "linux", "amd64", vNoDWARF},
 	{"go1.24.13", "linux", "amd64", vNoDWARF},
 	{"go1.25.14", "linux", "amd64", vNoDWARF},
-	{"go1.26.8", "linux", "amd64", vNoDWARF},
 	{"go1.27.4", "linux", "amd64", vNoDWARF},
-	// Every object format, 32-bit and big-endian, by old releases (the
-	// installed release's cross builds are made at test time).
-	{"go1.5.4", "windows", "386", vNoDWARF},
-	{"go1.8.7", "darwin", "amd64", vNoDWARF},
-	{"go1.9.7", "plan9", "386", vDefault},
-	{"go1.10.8", "linux", "ppc64", vNoDWARF},
-	{"go1.12.17", "linux", "386", vDefault},
-	{"go1.16.15", "windows", "amd64", vDefault},
-	{"go1.16.15", "windows", "amd64", vStripped},
-	{"go1.17.13", "linux", "s390x", vDefault},
-	{"go1.18.10", "darwin", "arm64", vDefault},
-	{"go1.19.13", "plan9", "amd64", vDefault},
-	{"go1.21.13", "linux", "arm", vDefault},
-	{"go1.14.15", "linux", "amd64", vPIE},
-	{"go1.12.17", "linux", "amd64", vStripped},
-	{"go1.14.15", "linux", "riscv64", vNoDWARF},
+	// Every object format, 32-bit and big-endian, every pclntab magic
+	// outside ELF/amd64, by old releases (the installed release's cross
+	// builds are made at test time). DWARF only from 1.12 on, where it
+	// has the inline stacks no self-report gives for these targets.
+	{"go1.9.7", "plan9", "386", vDefault},        // Plan 9 (no DWARF ever), fb, 32-bit
+	{"go1.8.7", "darwin", "amd64", vNoDWARF},     // Mach-O, fb
+	{"go1.5.4", "windows", "386", vNoDWARF},      // PE, fb, 32-bit
+	{"go1.10.8", "linux", "ppc64", vNoDWARF},     // big-endian, fb, quantum 4
+	{"go1.12.17", "linux", "386", vNoDWARF},      // 32-bit ELF with the runtime's self-report
+	{"go1.16.15", "windows", "amd64", vDefault},  // PE with DWARF, fa
+	{"go1.16.15", "windows", "amd64", vStripped}, // its stripped twin (pclntab by scan)
+	{"go1.17.13", "linux", "s390x", vDefault},    // big-endian with DWARF, fa, quantum 2
+	{"go1.18.10", "darwin", "arm64", vNoDWARF},   // Mach-O arm64, f0
+	{"go1.19.13", "plan9", "amd64", vDefault},    // Plan 9, f0
+	{"go1.21.13", "linux", "arm", vNoDWARF},      // 32-bit ARM, f1
+	{"go1.14.15", "linux", "riscv64", vNoDWARF},  // riscv64's first release
+	{"go1.22.12", "linux", "amd64", vPIE},        // PIE before 1.25: no .gopclntab section
 }

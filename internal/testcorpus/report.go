@@ -3,6 +3,7 @@ package testcorpus
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strconv"
@@ -82,8 +83,16 @@ func (r *Report) Lookup(pc uint64) (Record, bool) {
 	return r.Records[i], true
 }
 
-// ParseReport parses a self-report (uncompressed).
+// ParseReport parses a self-report (uncompressed), in format 1 (the
+// program's output) or 2 (EncodeReport: how the corpus stores it).
 func ParseReport(data []byte) (*Report, error) {
+	if bytes.HasPrefix(data, []byte(format2+"\n")) {
+		r, err := parseReport2(data)
+		if err != nil {
+			return nil, fmt.Errorf("format 2: %v", err)
+		}
+		return r, nil
+	}
 	r := &Report{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -194,11 +203,232 @@ func ParseReport(data []byte) (*Report, error) {
 	if !ended {
 		return nil, fmt.Errorf("truncated report (no end line)")
 	}
-	if r.Method == "" || r.End <= r.Start {
-		return nil, fmt.Errorf("incomplete header")
-	}
-	if n := len(r.Records); n > 0 && r.Records[n-1].PC >= r.End {
-		return nil, fmt.Errorf("record beyond range end")
+	if err := r.check(); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// Format 2 is how the corpus stores a self-report: the same content as the
+// program's text (format 1), with the records in columns that compress
+// about a third smaller. After the header lines of format 1 (method,
+// goversion, goarch, range, bounds, slide) come
+//
+//	pairs <n>
+//	<function>\t<file>              n lines: pair i has id i
+//	records <n>
+//
+// and then, in binary, four columns: n pc deltas (uvarint); n kinds
+// (uvarint: 0 a gap, 1 no frame, k+1 k frames); for all F frames of all
+// records, innermost first, the pair id as a zigzag varint difference from
+// the id of the previous record's frame at the same depth; then the F
+// lines, each a zigzag varint difference from the last line of the same
+// pair (0 at first).
+const format2 = "gosym-selfreport 2"
+
+// EncodeReport returns r in format 2.
+func EncodeReport(r *Report) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nmethod %s\ngoversion %s\ngoarch %s\nrange %x %x\nbounds %s\nslide %x\n",
+		format2, r.Method, r.GoVersion, r.GOARCH, r.Start, r.End, r.Bounds, r.Slide)
+	ids := map[[2]string]int{}
+	var pairs []string
+	for _, rec := range r.Records {
+		for _, f := range rec.Frames {
+			k := [2]string{f.Function, f.File}
+			if _, ok := ids[k]; !ok {
+				ids[k] = len(pairs)
+				pairs = append(pairs, f.Function+"\t"+f.File)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "pairs %d\n", len(pairs))
+	for _, p := range pairs {
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "records %d\n", len(r.Records))
+	var deltas, kinds, idcol, linecol []byte
+	pc := r.Start
+	var prevID []int
+	lastLine := make([]int, len(pairs))
+	for _, rec := range r.Records {
+		deltas = binary.AppendUvarint(deltas, rec.PC-pc)
+		pc = rec.PC
+		switch {
+		case rec.Gap:
+			kinds = binary.AppendUvarint(kinds, 0)
+			continue
+		default:
+			kinds = binary.AppendUvarint(kinds, uint64(len(rec.Frames))+1)
+		}
+		for d, f := range rec.Frames {
+			id := ids[[2]string{f.Function, f.File}]
+			if d == len(prevID) {
+				prevID = append(prevID, 0)
+			}
+			idcol = binary.AppendVarint(idcol, int64(id-prevID[d]))
+			prevID[d] = id
+			linecol = binary.AppendVarint(linecol, int64(f.Line-lastLine[id]))
+			lastLine[id] = f.Line
+		}
+	}
+	b.Write(deltas)
+	b.Write(kinds)
+	b.Write(idcol)
+	b.Write(linecol)
+	return b.Bytes()
+}
+
+// parseReport2 parses format 2.
+func parseReport2(data []byte) (*Report, error) {
+	r := &Report{}
+	rest := data
+	line := func() (string, error) {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", fmt.Errorf("truncated header")
+		}
+		s := string(rest[:i])
+		rest = rest[i+1:]
+		return s, nil
+	}
+	if s, err := line(); err != nil || s != format2 {
+		return nil, fmt.Errorf("bad first line")
+	}
+	var pairs []Frame
+	n := -1
+	for n < 0 {
+		s, err := line()
+		if err != nil {
+			return nil, err
+		}
+		key, val, _ := strings.Cut(s, " ")
+		switch key {
+		case "method":
+			r.Method = val
+		case "goversion":
+			r.GoVersion = val
+		case "goarch":
+			r.GOARCH = val
+		case "range":
+			a, b, _ := strings.Cut(val, " ")
+			if r.Start, err = strconv.ParseUint(a, 16, 64); err == nil {
+				r.End, err = strconv.ParseUint(b, 16, 64)
+			}
+		case "bounds":
+			r.Bounds = val
+		case "slide":
+			r.Slide, err = strconv.ParseUint(val, 16, 64)
+		case "pairs":
+			var np int
+			if np, err = strconv.Atoi(val); err == nil {
+				for i := 0; i < np && err == nil; i++ {
+					var p string
+					if p, err = line(); err == nil {
+						fn, file, ok := strings.Cut(p, "\t")
+						if !ok {
+							err = fmt.Errorf("bad pair %q", p)
+						}
+						pairs = append(pairs, Frame{Function: fn, File: file})
+					}
+				}
+			}
+		case "records":
+			n, err = strconv.Atoi(val)
+			if err == nil && n < 0 {
+				err = fmt.Errorf("bad record count")
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	br := bytes.NewReader(rest)
+	uv := func() uint64 {
+		v, e := binary.ReadUvarint(br)
+		if e != nil {
+			panic(e)
+		}
+		return v
+	}
+	sv := func() int64 {
+		v, e := binary.ReadVarint(br)
+		if e != nil {
+			panic(e)
+		}
+		return v
+	}
+	err := func() (err error) {
+		defer func() {
+			if e := recover(); e != nil {
+				err = fmt.Errorf("truncated records: %v", e)
+			}
+		}()
+		r.Records = make([]Record, n)
+		pc := r.Start
+		for i := range r.Records {
+			pc += uv()
+			if i > 0 && pc <= r.Records[i-1].PC {
+				return fmt.Errorf("records not increasing")
+			}
+			r.Records[i].PC = pc
+		}
+		total := 0
+		for i := range r.Records {
+			switch k := uv(); k {
+			case 0:
+				r.Records[i].Gap = true
+			default:
+				if k > 1<<10 {
+					return fmt.Errorf("bad record kind %d", k)
+				}
+				r.Records[i].Frames = make([]Frame, k-1)
+				total += int(k - 1)
+			}
+		}
+		var prevID []int
+		idOf := make([][]int, n)
+		for i := range r.Records {
+			for d := range r.Records[i].Frames {
+				if d == len(prevID) {
+					prevID = append(prevID, 0)
+				}
+				id := prevID[d] + int(sv())
+				if id < 0 || id >= len(pairs) {
+					return fmt.Errorf("bad pair id %d", id)
+				}
+				prevID[d] = id
+				idOf[i] = append(idOf[i], id)
+			}
+		}
+		lastLine := make([]int, len(pairs))
+		for i := range r.Records {
+			for d, id := range idOf[i] {
+				f := pairs[id]
+				f.Line = lastLine[id] + int(sv())
+				lastLine[id] = f.Line
+				r.Records[i].Frames[d] = f
+			}
+		}
+		if br.Len() != 0 {
+			return fmt.Errorf("%d bytes after the records", br.Len())
+		}
+		return r.check()
+	}()
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// check applies the checks common to both formats.
+func (r *Report) check() error {
+	if r.Method == "" || r.End <= r.Start {
+		return fmt.Errorf("incomplete header")
+	}
+	if n := len(r.Records); n > 0 && r.Records[n-1].PC >= r.End {
+		return fmt.Errorf("record beyond range end")
+	}
+	return nil
 }

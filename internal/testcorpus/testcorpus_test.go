@@ -1,11 +1,13 @@
 package testcorpus
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -189,6 +191,14 @@ func checkEntry(t *testing.T, e Entry) {
 	if deepest < wantDepth {
 		t.Errorf("deepest stack under leaf.Mix has %d frames, want >= %d", deepest, wantDepth)
 	}
+	// The stored format (2) encodes to the same bytes again.
+	if data, err := Gunzip(filepath.Join(Dir(), e.SelfReportFile)); err != nil {
+		t.Error(err)
+	} else if !bytes.HasPrefix(data, []byte(format2+"\n")) {
+		t.Errorf("self-report not stored in format 2")
+	} else if !bytes.Equal(EncodeReport(r), data) {
+		t.Errorf("self-report does not re-encode to the same bytes")
+	}
 	// Lookup agrees with the records.
 	rec := r.Records[len(r.Records)/2]
 	if got, ok := r.Lookup(rec.PC); !ok || got.PC != rec.PC {
@@ -214,6 +224,21 @@ func TestParseReport(t *testing.T) {
 	}
 	if rec, ok := r.Lookup(0x1012); !ok || rec.PC != 0x1010 {
 		t.Errorf("Lookup(0x1012) = %+v %v", rec, ok)
+	}
+	// Format 2 holds the same report.
+	enc := EncodeReport(r)
+	r2, err := ParseReport(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r, r2) {
+		t.Errorf("format 2 round trip:\n%+v\n%+v", r, r2)
+	}
+	for i := 0; i < len(enc); i++ {
+		if _, err := ParseReport(enc[:i]); err == nil {
+			t.Errorf("no error for format 2 cut at %d of %d bytes", i, len(enc))
+			break
+		}
 	}
 	for _, bad := range []string{
 		strings.Replace(in, "end 4", "end 5", 1),
