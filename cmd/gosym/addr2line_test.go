@@ -146,6 +146,9 @@ func TestAddr2lineGoToolCorpus(t *testing.T) {
 	total := 0
 	for _, b := range corpus(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			if b.stdlibBlind() {
+				t.Skip("go tool addr2line cannot find the table of a stripped PE or Plan 9 file")
+			}
 			tab := openTable(t, b.Path)
 			addrs := addrsOf(t, tab, 1)
 			same, known := compareWithGoTool(t, b.Path, b.Minor(), addrs)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -27,7 +26,6 @@ type infoJSON struct {
 	ModuledataFoundBy string `json:"moduledata_found_by"`
 	Functions         int    `json:"functions"`
 	Files             int    `json:"files"`
-	FilesCounted      bool   `json:"files_counted"`
 	TextStart         string `json:"text_start"`
 	TextEnd           string `json:"text_end"`
 	Symbols           bool   `json:"symbols"`
@@ -79,15 +77,6 @@ is stripped: whether it lacks a symbol table.
 	if in.BigEndian {
 		j.ByteOrder = "big"
 	}
-	if j.Files == 0 && in.NumFuncs > 0 {
-		// Tables before Go 1.16 do not count their files.
-		n, err := countFiles(b.tab)
-		if err != nil {
-			return errorf(stderr, "%v", fileError(b.path, err))
-		}
-		j.Files, j.FilesCounted = n, true
-	}
-
 	if *jsonOut {
 		enc := newJSONLines(stdout)
 		enc.enc.SetIndent("", "  ")
@@ -116,11 +105,7 @@ is stripped: whether it lacks a symbol table.
 		fmt.Fprintf(tw, "moduledata found by:\t%s\n", j.ModuledataFoundBy)
 	}
 	fmt.Fprintf(tw, "functions:\t%d\n", j.Functions)
-	if j.FilesCounted {
-		fmt.Fprintf(tw, "files:\t%d (counted from the line tables)\n", j.Files)
-	} else {
-		fmt.Fprintf(tw, "files:\t%d\n", j.Files)
-	}
+	fmt.Fprintf(tw, "files:\t%d\n", j.Files)
 	fmt.Fprintf(tw, "text:\t%s-%s (%d bytes)\n", j.TextStart, j.TextEnd, in.TextEnd-in.TextStart)
 	fmt.Fprintf(tw, "symbols:\t%s\n", yesNo[j.Symbols])
 	fmt.Fprintf(tw, "dwarf:\t%s\n", yesNo[j.DWARF])
@@ -156,25 +141,4 @@ func hasDWARF(obj object.Object) bool {
 		}
 	}
 	return false
-}
-
-// countFiles counts the distinct files of every function's line table.
-func countFiles(tab *gosym.Table) (int, error) {
-	files := make(map[string]bool)
-	var lines gosym.LinesResult
-	for fn, err := range tab.Functions() {
-		if err != nil {
-			return 0, err
-		}
-		lines, err = fn.Lines(lines)
-		if err != nil {
-			return 0, err
-		}
-		for _, l := range lines.FunctionLines {
-			if l.File != "" {
-				files[l.File] = true
-			}
-		}
-	}
-	return len(files), nil
 }

@@ -208,3 +208,10 @@ func writeTemp(t testing.TB, name string, data []byte) string {
 	}
 	return p
 }
+
+// stdlibBlind reports binaries whose Go symbol table debug/gosym (and so go
+// tool addr2line) cannot find: it locates the pclntab of PE and Plan 9
+// files through symbols only, which stripped ones lack.
+func (b corpusBinary) stdlibBlind() bool {
+	return !b.HasSymbols && (b.GOOS == "windows" || b.GOOS == "plan9")
+}
