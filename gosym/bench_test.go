@@ -18,7 +18,12 @@ import (
 // toolchain, each next to the nearest work debug/gosym can do, so that one
 // run gives both sides (see BENCHMARKS.md). Besides ns/op (wall clock),
 // each reports cpu-ns/op, the CPU time of the benchmark's thread per
-// operation, which a busy machine disturbs much less.
+// operation, which a busy machine disturbs much less. Sub-benchmarks are
+// named bin=.../set=.../impl=gosym|stdlib, so that
+//
+//	benchstat -col '/impl@(stdlib gosym)' results.txt
+//
+// sets the two implementations side by side.
 
 var benchBinaries = struct {
 	once  sync.Once
@@ -193,7 +198,7 @@ func loadBenchSet(b *testing.B, name string) *benchSet {
 // with the binary.
 func BenchmarkOpen(b *testing.B) {
 	for _, name := range append(benchNames, "hello") {
-		b.Run(name+"/gosym", func(b *testing.B) {
+		b.Run("bin="+name+"/impl=gosym", func(b *testing.B) {
 			path := benchBinary(b, name)
 			c := startCPU(b)
 			for b.Loop() {
@@ -205,7 +210,7 @@ func BenchmarkOpen(b *testing.B) {
 			}
 			c.stop()
 		})
-		b.Run(name+"/stdlib", func(b *testing.B) {
+		b.Run("bin="+name+"/impl=stdlib", func(b *testing.B) {
 			path := benchBinary(b, name)
 			c := startCPU(b)
 			for b.Loop() {
@@ -218,16 +223,15 @@ func BenchmarkOpen(b *testing.B) {
 
 // The per-PC benchmarks cycle through a set of PCs, reporting the time per
 // PC: warm, 4096 PCs in random functions, and cold, one PC in every
-// function in address order. Both measure the steady state: one pass over
-// the set runs before the timing starts. ResolveLocations/first measures
-// instead the first lookup in each function, on a fresh Table for each
-// pass over the cold set (its allocations are the line cache being
-// filled).
+// function in address order. Both measure the steady state: passes over
+// the set run before the timing starts (as for Lines and InlineFunctions).
+// ResolveLocations/set=first measures instead the first lookup in each
+// function: the cold set on a fresh Table for each pass (Open included).
 
 func BenchmarkResolveFunction(b *testing.B) {
 	for _, name := range benchNames {
 		for _, set := range []string{"warm", "cold"} {
-			b.Run(name+"/"+set+"/gosym", func(b *testing.B) {
+			b.Run("bin="+name+"/set="+set+"/impl=gosym", func(b *testing.B) {
 				s := loadBenchSet(b, name)
 				pcs := s.pcs(set)
 				for _, pc := range pcs {
@@ -245,7 +249,7 @@ func BenchmarkResolveFunction(b *testing.B) {
 				}
 				c.stop()
 			})
-			b.Run(name+"/"+set+"/stdlib", func(b *testing.B) {
+			b.Run("bin="+name+"/set="+set+"/impl=stdlib", func(b *testing.B) {
 				s := loadBenchSet(b, name)
 				pcs := s.pcs(set)
 				c := startCPU(b)
@@ -267,12 +271,14 @@ func BenchmarkResolveFunction(b *testing.B) {
 func BenchmarkResolveLocations(b *testing.B) {
 	for _, name := range benchNames {
 		for _, set := range []string{"warm", "cold"} {
-			b.Run(name+"/"+set+"/gosym", func(b *testing.B) {
+			b.Run("bin="+name+"/set="+set+"/impl=gosym", func(b *testing.B) {
 				s := loadBenchSet(b, name)
 				pcs := s.pcs(set)
 				locs := make([]Location, 0, 32)
-				for _, pc := range pcs {
-					locs, _ = s.tab.ResolveLocations(pc, locs)
+				for range 2 { // the line cache takes a function on its second lookup
+					for _, pc := range pcs {
+						locs, _ = s.tab.ResolveLocations(pc, locs)
+					}
 				}
 				c := startCPU(b)
 				i := 0
@@ -287,7 +293,7 @@ func BenchmarkResolveLocations(b *testing.B) {
 				}
 				c.stop()
 			})
-			b.Run(name+"/"+set+"/stdlib", func(b *testing.B) {
+			b.Run("bin="+name+"/set="+set+"/impl=stdlib", func(b *testing.B) {
 				s := loadBenchSet(b, name)
 				pcs := s.pcs(set)
 				c := startCPU(b)
@@ -303,7 +309,7 @@ func BenchmarkResolveLocations(b *testing.B) {
 				c.stop()
 			})
 		}
-		b.Run(name+"/first/gosym", func(b *testing.B) {
+		b.Run("bin="+name+"/set=first/impl=gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			path := benchBinary(b, name)
 			pcs := s.cold
@@ -337,12 +343,16 @@ func BenchmarkResolveLocations(b *testing.B) {
 
 // BenchmarkLines decodes every function; ns/op is per function, and the
 // pcs/op metric says how many PCs that covers. The stdlib side sweeps
-// PCToLine over every PC of the same functions.
+// PCToLine over every PC of the same functions, so the ratio of the two
+// is also the ratio per PC.
 func BenchmarkLines(b *testing.B) {
 	for _, name := range benchNames {
-		b.Run(name+"/gosym", func(b *testing.B) {
+		b.Run("bin="+name+"/impl=gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			var lr LinesResult
+			for _, f := range s.fns {
+				lr, _ = f.Lines(lr)
+			}
 			c := startCPU(b)
 			i := 0
 			for b.Loop() {
@@ -357,7 +367,7 @@ func BenchmarkLines(b *testing.B) {
 			c.stop()
 			b.ReportMetric(s.avgSize(), "pcs/op")
 		})
-		b.Run(name+"/stdlib-sweep", func(b *testing.B) {
+		b.Run("bin="+name+"/impl=stdlib", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			c := startCPU(b)
 			i := 0
@@ -380,9 +390,12 @@ func BenchmarkLines(b *testing.B) {
 // turn; debug/gosym has no counterpart.
 func BenchmarkInlineFunctions(b *testing.B) {
 	for _, name := range benchNames {
-		b.Run(name, func(b *testing.B) {
+		b.Run("bin="+name+"/impl=gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			var buf []InlineFunction
+			for _, f := range s.fns {
+				buf, _ = f.InlineFunctions(buf)
+			}
 			c := startCPU(b)
 			i := 0
 			for b.Loop() {
@@ -404,7 +417,7 @@ func BenchmarkInlineFunctions(b *testing.B) {
 // is left out of the timing.
 func BenchmarkLookupFunction(b *testing.B) {
 	for _, name := range benchNames {
-		b.Run(name+"/gosym", func(b *testing.B) {
+		b.Run("bin="+name+"/impl=gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			names := s.lookupNames
 			s.tab.LookupFunction(names[0])
@@ -420,7 +433,7 @@ func BenchmarkLookupFunction(b *testing.B) {
 			}
 			c.stop()
 		})
-		b.Run(name+"/stdlib", func(b *testing.B) {
+		b.Run("bin="+name+"/impl=stdlib", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			names := s.lookupNames
 			c := startCPU(b)
