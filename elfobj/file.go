@@ -18,10 +18,7 @@ package elfobj
 import (
 	"debug/elf"
 	"encoding/binary"
-	"fmt"
 	"io"
-	"slices"
-	"sync"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -30,21 +27,17 @@ import (
 // [objfile.SymbolLookup] and [objfile.Describer]. A File is safe for
 // concurrent use.
 type File struct {
-	order    binary.ByteOrder
-	class    elf.Class
-	machine  elf.Machine
-	sections []objfile.SectionHeader
+	order   binary.ByteOrder
+	class   elf.Class
+	machine elf.Machine
+	secs    objfile.SectionTable
 
 	// A File made by NewBytes reads data; one made by New reads ef.
 	data []byte
 	ef   *elf.File
 
-	tables []table       // symbol tables found in the section headers (NewBytes)
-	read   []io.ReaderAt // per-section raw readers (New); nil if unreadable
-
-	symOnce sync.Once
-	syms    map[string]objfile.Symbol
-	symErr  error
+	tables []table // symbol tables found in the section headers (NewBytes)
+	syms   objfile.SymbolMap
 }
 
 // New returns f as an Object. The result is a *File. Its SectionData reads
@@ -57,25 +50,26 @@ func New(f *elf.File) objfile.Object {
 		class:   f.Class,
 		machine: f.Machine,
 		ef:      f,
+		secs:    objfile.SectionTable{Pkg: "elfobj", Read: []io.ReaderAt{}, NoReader: "is compressed; debug/elf does not expose its raw bytes"},
 	}
 	if len(f.Sections) == 0 {
 		for _, p := range f.Progs {
 			if p.Type != elf.PT_LOAD {
 				continue
 			}
-			ff.sections = append(ff.sections, segmentHeader(p.Flags, p.Vaddr, p.Memsz, p.Off, p.Filesz))
-			ff.read = append(ff.read, p.ReaderAt)
+			ff.secs.Headers = append(ff.secs.Headers, segmentHeader(p.Flags, p.Vaddr, p.Memsz, p.Off, p.Filesz))
+			ff.secs.Read = append(ff.secs.Read, p.ReaderAt)
 		}
 		return ff
 	}
 	for _, s := range f.Sections {
 		// s.FileSize is the raw sh_size; s.Size is the uncompressed size.
-		ff.sections = append(ff.sections, sectionHeader(s.Name, s.Type, s.Flags, s.Addr, s.Offset, s.FileSize))
+		ff.secs.Headers = append(ff.secs.Headers, sectionHeader(s.Name, s.Type, s.Flags, s.Addr, s.Offset, s.FileSize))
 		var r io.ReaderAt
 		if s.Flags&elf.SHF_COMPRESSED == 0 {
 			r = s.ReaderAt
 		}
-		ff.read = append(ff.read, r)
+		ff.secs.Read = append(ff.secs.Read, r)
 	}
 	return ff
 }
@@ -132,43 +126,12 @@ func (f *File) Endian() binary.ByteOrder { return f.order }
 
 // Sections returns the section headers, or the PT_LOAD segments of a file
 // without section headers. The caller may modify the returned slice.
-func (f *File) Sections() ([]objfile.SectionHeader, error) {
-	return slices.Clone(f.sections), nil
-}
+func (f *File) Sections() ([]objfile.SectionHeader, error) { return f.secs.Sections() }
 
 // SectionData returns the FileSize bytes of section i as stored in the file
 // (compressed sections are not decompressed). For a File made by NewBytes
 // the result aliases the bytes given to NewBytes and must not be modified.
-func (f *File) SectionData(i int) ([]byte, error) {
-	if i < 0 || i >= len(f.sections) {
-		return nil, fmt.Errorf("elfobj: section index %d out of range [0,%d)", i, len(f.sections))
-	}
-	h := &f.sections[i]
-	if h.FileSize == 0 {
-		return []byte{}, nil
-	}
-	if f.ef == nil {
-		if h.Offset > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-h.Offset {
-			return nil, fmt.Errorf("elfobj: section %d (%q) at offset %#x size %#x extends beyond the file (%#x bytes)",
-				i, h.Name, h.Offset, h.FileSize, len(f.data))
-		}
-		return f.data[h.Offset : h.Offset+h.FileSize : h.Offset+h.FileSize], nil
-	}
-	r := f.read[i]
-	if r == nil {
-		return nil, fmt.Errorf("elfobj: section %d (%q) is compressed; debug/elf does not expose its raw bytes", i, h.Name)
-	}
-	// ReadAll grows with the bytes actually read, so a size larger than
-	// the file cannot cause a large allocation.
-	b, err := io.ReadAll(io.NewSectionReader(r, 0, int64(min(h.FileSize, 1<<62))))
-	if err != nil {
-		return nil, fmt.Errorf("elfobj: section %d (%q): %v", i, h.Name, err)
-	}
-	if uint64(len(b)) != h.FileSize {
-		return nil, fmt.Errorf("elfobj: section %d (%q): %v", i, h.Name, io.ErrUnexpectedEOF)
-	}
-	return b, nil
-}
+func (f *File) SectionData(i int) ([]byte, error) { return f.secs.SectionData(i) }
 
 // Format returns "elf".
 func (f *File) Format() string { return "elf" }

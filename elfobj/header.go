@@ -66,7 +66,7 @@ func decode(data []byte) (*File, error) {
 	if len(data) < elf.EI_NIDENT || string(data[:4]) != elf.ELFMAG {
 		return nil, errors.New("elfobj: not an ELF file")
 	}
-	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS])}
+	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS]), secs: objfile.SectionTable{Pkg: "elfobj", Data: data}}
 	d := decoder{}
 	switch f.class {
 	case elf.ELFCLASS32:
@@ -237,7 +237,7 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 		}
 	}
 	allNames := string(names[:end])
-	f.sections = make([]objfile.SectionHeader, shnum)
+	f.secs.Headers = make([]objfile.SectionHeader, shnum)
 	for i, s := range raw {
 		var name string
 		if names != nil {
@@ -246,7 +246,7 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 				return formatError("section %d: name offset %#x out of range", i, s.name)
 			}
 		}
-		f.sections[i] = sectionHeader(name, s.typ, s.flags, s.addr, s.off, s.size)
+		f.secs.Headers[i] = sectionHeader(name, s.typ, s.flags, s.addr, s.off, s.size)
 	}
 
 	// Remember where the symbol tables are; LookupSymbol reads them.
@@ -290,7 +290,7 @@ func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
 			memsz = uint64(d.order.Uint32(b[20:]))
 			flags = elf.ProgFlag(d.order.Uint32(b[24:]))
 		}
-		f.sections = append(f.sections, segmentHeader(flags, vaddr, memsz, off, filesz))
+		f.secs.Headers = append(f.secs.Headers, segmentHeader(flags, vaddr, memsz, off, filesz))
 	}
 	return nil
 }

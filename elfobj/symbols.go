@@ -23,25 +23,19 @@ const (
 // the file has no symbol table (stripped binaries, files without section
 // headers), or when the table cannot be read.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
-	f.symOnce.Do(f.loadSymbols)
-	if s, ok := f.syms[name]; ok {
-		return s, nil
-	}
-	if f.symErr != nil {
-		return objfile.Symbol{}, f.symErr
-	}
-	return objfile.Symbol{}, objfile.ErrNoSymbol
+	return f.syms.Lookup(name, f.loadSymbols)
 }
 
-// loadSymbols fills f.syms from the symbol tables.
-func (f *File) loadSymbols() {
-	f.syms = make(map[string]objfile.Symbol)
+// loadSymbols adds the symbols of the symbol tables to f.syms, returning
+// the first error.
+func (f *File) loadSymbols() error {
+	var first error
 	if f.ef != nil {
 		for _, load := range []func() ([]elf.Symbol, error){f.ef.Symbols, f.ef.DynamicSymbols} {
 			syms, err := load()
 			if err != nil {
-				if !errors.Is(err, elf.ErrNoSymbols) && f.symErr == nil {
-					f.symErr = fmt.Errorf("%w: elfobj: %v", objfile.ErrNoSymbol, err)
+				if !errors.Is(err, elf.ErrNoSymbols) && first == nil {
+					first = fmt.Errorf("elfobj: %v", err)
 				}
 				continue
 			}
@@ -49,7 +43,7 @@ func (f *File) loadSymbols() {
 				f.add(s.Name, s.Info, s.Section, s.Value, s.Size)
 			}
 		}
-		return
+		return first
 	}
 	d := decoder{order: f.order, is64: f.class == elf.ELFCLASS64}
 	for _, typ := range []elf.SectionType{elf.SHT_SYMTAB, elf.SHT_DYNSYM} {
@@ -57,11 +51,12 @@ func (f *File) loadSymbols() {
 			if t.typ != typ {
 				continue
 			}
-			if err := f.readTable(d, t); err != nil && f.symErr == nil {
-				f.symErr = fmt.Errorf("%w: elfobj: %v: %v", objfile.ErrNoSymbol, typ, err)
+			if err := f.readTable(d, t); err != nil && first == nil {
+				first = fmt.Errorf("elfobj: %v: %v", typ, err)
 			}
 		}
 	}
+	return first
 }
 
 // readTable adds the symbols of one symbol table.
@@ -119,8 +114,5 @@ func (f *File) add(name string, info byte, shndx elf.SectionIndex, value, size u
 	case elf.STT_SECTION, elf.STT_FILE:
 		return
 	}
-	if _, ok := f.syms[name]; ok {
-		return
-	}
-	f.syms[name] = objfile.Symbol{Name: name, Addr: value, Size: size}
+	f.syms.Add(objfile.Symbol{Name: name, Addr: value, Size: size})
 }

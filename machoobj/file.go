@@ -20,10 +20,7 @@ package machoobj
 import (
 	"debug/macho"
 	"encoding/binary"
-	"fmt"
 	"io"
-	"slices"
-	"sync"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -32,10 +29,10 @@ import (
 // seen as an [objfile.Object]. It also implements [objfile.SymbolLookup]
 // and [objfile.Describer]. A File is safe for concurrent use.
 type File struct {
-	order    binary.ByteOrder
-	is64     bool
-	cpu      macho.Cpu
-	sections []objfile.SectionHeader
+	order binary.ByteOrder
+	is64  bool
+	cpu   macho.Cpu
+	secs  objfile.SectionTable
 
 	// A File made by NewBytes or NewFat reads data, the bytes of its
 	// Mach-O file, which start at offset base of the file that was given
@@ -45,11 +42,7 @@ type File struct {
 	base   uint64
 	symtab *symtabCmd // LC_SYMTAB, if any (NewBytes)
 	mf     *macho.File
-	read   []io.ReaderAt // per-section raw readers (New)
-
-	symOnce sync.Once
-	syms    map[string]objfile.Symbol
-	symErr  error
+	syms   objfile.SymbolMap
 }
 
 // Section types and attributes (the flags field of a section header).
@@ -102,7 +95,8 @@ func sectionHeader(name string, seg segment, addr, size, off uint64, flags uint3
 // start of f (for an architecture of a universal file, to the start of
 // that architecture's image).
 func New(f *macho.File) objfile.Object {
-	ff := &File{order: f.ByteOrder, cpu: f.Cpu, mf: f}
+	ff := &File{order: f.ByteOrder, cpu: f.Cpu, mf: f,
+		secs: objfile.SectionTable{Pkg: "machoobj", Read: []io.ReaderAt{}}}
 	// f.Sections lists the sections of each segment in load-command
 	// order, Nsect at a time.
 	next := 0
@@ -118,8 +112,8 @@ func New(f *macho.File) objfile.Object {
 			}
 			sect := f.Sections[next]
 			next++
-			ff.sections = append(ff.sections, sectionHeader(sect.Name, seg, sect.Addr, sect.Size, uint64(sect.Offset), sect.Flags))
-			ff.read = append(ff.read, sect.ReaderAt)
+			ff.secs.Headers = append(ff.secs.Headers, sectionHeader(sect.Name, seg, sect.Addr, sect.Size, uint64(sect.Offset), sect.Flags))
+			ff.secs.Read = append(ff.secs.Read, sect.ReaderAt)
 		}
 	}
 	return ff
@@ -130,40 +124,12 @@ func (f *File) Endian() binary.ByteOrder { return f.order }
 
 // Sections returns the section headers in load-command order. The caller
 // may modify the returned slice.
-func (f *File) Sections() ([]objfile.SectionHeader, error) {
-	return slices.Clone(f.sections), nil
-}
+func (f *File) Sections() ([]objfile.SectionHeader, error) { return f.secs.Sections() }
 
 // SectionData returns the FileSize bytes of section i. For a File made by
 // NewBytes or NewFat the result aliases the bytes given to it and must not
 // be modified.
-func (f *File) SectionData(i int) ([]byte, error) {
-	if i < 0 || i >= len(f.sections) {
-		return nil, fmt.Errorf("machoobj: section index %d out of range [0,%d)", i, len(f.sections))
-	}
-	h := &f.sections[i]
-	if h.FileSize == 0 {
-		return []byte{}, nil
-	}
-	if f.mf == nil {
-		off := h.Offset - f.base
-		if off > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-off {
-			return nil, fmt.Errorf("machoobj: section %d (%q) at offset %#x size %#x extends beyond the Mach-O file (%#x bytes)",
-				i, h.Name, off, h.FileSize, len(f.data))
-		}
-		return f.data[off : off+h.FileSize : off+h.FileSize], nil
-	}
-	// ReadAll grows with the bytes actually read, so a size larger than
-	// the file cannot cause a large allocation.
-	b, err := io.ReadAll(io.NewSectionReader(f.read[i], 0, int64(min(h.FileSize, 1<<62))))
-	if err == nil && uint64(len(b)) != h.FileSize {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		return nil, fmt.Errorf("machoobj: section %d (%q): %v", i, h.Name, err)
-	}
-	return b, nil
-}
+func (f *File) SectionData(i int) ([]byte, error) { return f.secs.SectionData(i) }
 
 // Format returns "macho".
 func (f *File) Format() string { return "macho" }

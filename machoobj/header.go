@@ -116,7 +116,7 @@ func decode(data []byte, base uint64) (*File, error) {
 	if len(data) < 4 {
 		return nil, formatError("not a Mach-O file")
 	}
-	f := &File{data: data, base: base}
+	f := &File{data: data, base: base, secs: objfile.SectionTable{Pkg: "machoobj", Data: data, Base: base}}
 	be, le := binary.BigEndian.Uint32(data), binary.LittleEndian.Uint32(data)
 	switch {
 	case be == macho.Magic32 || be == macho.Magic64:
@@ -168,7 +168,7 @@ func decode(data []byte, base uint64) (*File, error) {
 				return nil, formatError("load command %d: %d sections do not fit in %d bytes", i, nsects, size)
 			}
 			for j := range nsects {
-				f.sections = append(f.sections, f.section(c[segSize+j*sectSize:], is64, seg))
+				f.secs.Headers = append(f.secs.Headers, f.section(c[segSize+j*sectSize:], is64, seg))
 			}
 		case cmd == macho.LoadCmdSymtab:
 			if size < symtabSize {

@@ -1,7 +1,6 @@
 package machoobj
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
@@ -28,33 +27,23 @@ const (
 // The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
 // the file has no symbol table, or when the table cannot be read.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
-	f.symOnce.Do(f.loadSymbols)
-	if s, ok := f.syms[name]; ok {
-		return s, nil
-	}
-	if f.symErr != nil {
-		return objfile.Symbol{}, f.symErr
-	}
-	return objfile.Symbol{}, objfile.ErrNoSymbol
+	return f.syms.Lookup(name, f.loadSymbols)
 }
 
-// loadSymbols fills f.syms from the symbol table.
-func (f *File) loadSymbols() {
-	f.syms = make(map[string]objfile.Symbol)
+// loadSymbols adds the symbols of the symbol table to f.syms.
+func (f *File) loadSymbols() error {
 	if f.mf != nil {
 		if f.mf.Symtab != nil {
 			for _, s := range f.mf.Symtab.Syms {
 				f.add(s.Name, s.Type, s.Value)
 			}
 		}
-		return
+		return nil
 	}
 	if f.symtab == nil {
-		return
+		return nil
 	}
-	if err := f.readSymbols(f.symtab); err != nil {
-		f.symErr = fmt.Errorf("%w: %v", objfile.ErrNoSymbol, err)
-	}
+	return f.readSymbols(f.symtab)
 }
 
 // readSymbols decodes the nlist entries of a File made by NewBytes.
@@ -112,8 +101,5 @@ func (f *File) add(name string, typ uint8, value uint64) {
 	if name == "" || !wanted(typ) {
 		return
 	}
-	if _, ok := f.syms[name]; ok {
-		return
-	}
-	f.syms[name] = objfile.Symbol{Name: name, Addr: value}
+	f.syms.Add(objfile.Symbol{Name: name, Addr: value})
 }

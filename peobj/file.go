@@ -24,10 +24,7 @@ package peobj
 import (
 	"debug/pe"
 	"encoding/binary"
-	"fmt"
 	"io"
-	"slices"
-	"sync"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -38,18 +35,14 @@ import (
 type File struct {
 	machine   uint16
 	imageBase uint64
-	sections  []objfile.SectionHeader
+	secs      objfile.SectionTable
 
 	// A File made by NewBytes reads data; one made by New reads pf.
 	data   []byte
 	pf     *pe.File
-	read   []io.ReaderAt // per-section raw readers (New)
-	symoff uint64        // PointerToSymbolTable (NewBytes)
-	nsyms  uint64        // NumberOfSymbols (NewBytes)
-
-	symOnce sync.Once
-	syms    map[string]objfile.Symbol
-	symErr  error
+	symoff uint64 // PointerToSymbolTable (NewBytes)
+	nsyms  uint64 // NumberOfSymbols (NewBytes)
+	syms   objfile.SymbolMap
 }
 
 // Section characteristics debug/pe does not define.
@@ -89,7 +82,7 @@ func sectionHeader(name string, imageBase uint64, virtualSize, virtualAddress, s
 // New returns f as an Object. The result is a *File; its SectionData reads
 // and copies the section's bytes.
 func New(f *pe.File) objfile.Object {
-	ff := &File{machine: f.Machine, pf: f}
+	ff := &File{machine: f.Machine, pf: f, secs: objfile.SectionTable{Pkg: "peobj", Read: []io.ReaderAt{}}}
 	switch oh := f.OptionalHeader.(type) {
 	case *pe.OptionalHeader32:
 		ff.imageBase = uint64(oh.ImageBase)
@@ -97,9 +90,9 @@ func New(f *pe.File) objfile.Object {
 		ff.imageBase = oh.ImageBase
 	}
 	for _, s := range f.Sections {
-		ff.sections = append(ff.sections, sectionHeader(s.Name, ff.imageBase,
+		ff.secs.Headers = append(ff.secs.Headers, sectionHeader(s.Name, ff.imageBase,
 			s.VirtualSize, s.VirtualAddress, s.Size, s.Offset, s.Characteristics))
-		ff.read = append(ff.read, s.ReaderAt)
+		ff.secs.Read = append(ff.secs.Read, s.ReaderAt)
 	}
 	return ff
 }
@@ -109,39 +102,12 @@ func (f *File) Endian() binary.ByteOrder { return binary.LittleEndian }
 
 // Sections returns the section headers in the order of the section table.
 // The caller may modify the returned slice.
-func (f *File) Sections() ([]objfile.SectionHeader, error) {
-	return slices.Clone(f.sections), nil
-}
+func (f *File) Sections() ([]objfile.SectionHeader, error) { return f.secs.Sections() }
 
 // SectionData returns the FileSize bytes of section i. For a File made by
 // NewBytes the result aliases the bytes given to NewBytes and must not be
 // modified.
-func (f *File) SectionData(i int) ([]byte, error) {
-	if i < 0 || i >= len(f.sections) {
-		return nil, fmt.Errorf("peobj: section index %d out of range [0,%d)", i, len(f.sections))
-	}
-	h := &f.sections[i]
-	if h.FileSize == 0 {
-		return []byte{}, nil
-	}
-	if f.pf == nil {
-		if h.Offset > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-h.Offset {
-			return nil, fmt.Errorf("peobj: section %d (%q) at offset %#x size %#x extends beyond the file (%#x bytes)",
-				i, h.Name, h.Offset, h.FileSize, len(f.data))
-		}
-		return f.data[h.Offset : h.Offset+h.FileSize : h.Offset+h.FileSize], nil
-	}
-	// ReadAll grows with the bytes actually read, so a size larger than
-	// the file cannot cause a large allocation.
-	b, err := io.ReadAll(io.NewSectionReader(f.read[i], 0, int64(h.FileSize)))
-	if err == nil && uint64(len(b)) != h.FileSize {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		return nil, fmt.Errorf("peobj: section %d (%q): %v", i, h.Name, err)
-	}
-	return b, nil
-}
+func (f *File) SectionData(i int) ([]byte, error) { return f.secs.SectionData(i) }
 
 // Format returns "pe".
 func (f *File) Format() string { return "pe" }

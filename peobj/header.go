@@ -58,6 +58,7 @@ func decode(data []byte) (*File, error) {
 	}
 	fh := sig[4:]
 	f := &File{
+		secs:    objfile.SectionTable{Pkg: "peobj", Data: data},
 		data:    data,
 		machine: le.Uint16(fh[0:]),
 		symoff:  uint64(le.Uint32(fh[8:])),
@@ -95,10 +96,10 @@ func decode(data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.sections = make([]objfile.SectionHeader, nsect)
-	for i := range f.sections {
+	f.secs.Headers = make([]objfile.SectionHeader, nsect)
+	for i := range f.secs.Headers {
 		sh := tab[i*sectionHeaderSize:]
-		f.sections[i] = sectionHeader(f.sectionName(sh[:8]), f.imageBase,
+		f.secs.Headers[i] = sectionHeader(f.sectionName(sh[:8]), f.imageBase,
 			le.Uint32(sh[8:]),  // VirtualSize
 			le.Uint32(sh[12:]), // VirtualAddress
 			le.Uint32(sh[16:]), // SizeOfRawData

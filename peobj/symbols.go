@@ -2,7 +2,6 @@ package peobj
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -24,31 +23,21 @@ const (
 // the file has no symbol table (linked with -s), or when the table cannot
 // be read.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
-	f.symOnce.Do(f.loadSymbols)
-	if s, ok := f.syms[name]; ok {
-		return s, nil
-	}
-	if f.symErr != nil {
-		return objfile.Symbol{}, f.symErr
-	}
-	return objfile.Symbol{}, objfile.ErrNoSymbol
+	return f.syms.Lookup(name, f.loadSymbols)
 }
 
-// loadSymbols fills f.syms from the symbol table.
-func (f *File) loadSymbols() {
-	f.syms = make(map[string]objfile.Symbol)
+// loadSymbols adds the symbols of the symbol table to f.syms.
+func (f *File) loadSymbols() error {
 	if f.pf != nil {
 		for _, s := range f.pf.Symbols {
 			f.add(s.Name, s.Value, s.SectionNumber, s.StorageClass)
 		}
-		return
+		return nil
 	}
 	if f.symoff == 0 || f.nsyms == 0 {
-		return
+		return nil
 	}
-	if err := f.readSymbols(); err != nil {
-		f.symErr = fmt.Errorf("%w: %v", objfile.ErrNoSymbol, err)
-	}
+	return f.readSymbols()
 }
 
 // readSymbols decodes the COFF symbol table of a File made by NewBytes.
@@ -91,7 +80,7 @@ func (f *File) wanted(section int16, class uint8) bool {
 	if class == symClassFile {
 		return false
 	}
-	return section == symAbsolute || section > 0 && int(section) <= len(f.sections)
+	return section == symAbsolute || section > 0 && int(section) <= len(f.secs.Headers)
 }
 
 // add records a symbol unless it is not wanted or its name is taken.
@@ -99,13 +88,10 @@ func (f *File) add(name string, value uint32, section int16, class uint8) {
 	if name == "" || !f.wanted(section, class) {
 		return
 	}
-	if _, ok := f.syms[name]; ok {
-		return
-	}
 	addr := uint64(value)
 	if section > 0 {
 		// Section addresses already include the image base.
-		addr += f.sections[section-1].Addr
+		addr += f.secs.Headers[section-1].Addr
 	}
-	f.syms[name] = objfile.Symbol{Name: name, Addr: addr}
+	f.syms.Add(objfile.Symbol{Name: name, Addr: addr})
 }

@@ -28,8 +28,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"slices"
-	"sync"
 
 	p9 "debug/plan9obj"
 
@@ -40,17 +38,13 @@ import (
 // implements [objfile.SymbolLookup] and [objfile.Describer]. A File is
 // safe for concurrent use.
 type File struct {
-	magic    uint32
-	sections []objfile.SectionHeader
+	magic uint32
+	secs  objfile.SectionTable
 
 	// A File made by NewBytes reads data; one made by New reads pf.
 	data []byte
 	pf   *p9.File
-	read []io.ReaderAt // per-section readers (New); nil for bss
-
-	symOnce sync.Once
-	syms    map[string]objfile.Symbol
-	symErr  error
+	syms objfile.SymbolMap
 }
 
 // Indexes of the sections.
@@ -112,16 +106,17 @@ func layout(magic uint32, sizes [numSect]uint64) []objfile.SectionHeader {
 // New returns f as an Object. The result is a *File; its SectionData reads
 // and copies the section's bytes.
 func New(f *p9.File) objfile.Object {
-	ff := &File{magic: f.Magic, pf: f, read: make([]io.ReaderAt, numSect)}
+	ff := &File{magic: f.Magic, pf: f,
+		secs: objfile.SectionTable{Pkg: "plan9obj", Read: make([]io.ReaderAt, numSect), NoReader: "is missing"}}
 	var sizes [numSect]uint64
 	sizes[bssSect] = uint64(f.Bss)
 	for i, name := range sectNames {
 		if s := f.Section(name); s != nil {
 			sizes[i] = uint64(s.Size)
-			ff.read[i] = s.ReaderAt
+			ff.secs.Read[i] = s.ReaderAt
 		}
 	}
-	ff.sections = layout(f.Magic, sizes)
+	ff.secs.Headers = layout(f.Magic, sizes)
 	return ff
 }
 
@@ -144,7 +139,8 @@ func NewBytes(data []byte) (objfile.Object, error) {
 	// syms, entry, spsz, pcsz.
 	word := func(i int) uint64 { return uint64(binary.BigEndian.Uint32(data[4*i:])) }
 	sizes := [numSect]uint64{word(1), word(2), word(3), word(4), word(6), word(7)}
-	return &File{magic: magic, data: data, sections: layout(magic, sizes)}, nil
+	secs := objfile.SectionTable{Pkg: "plan9obj", Headers: layout(magic, sizes), Data: data}
+	return &File{magic: magic, data: data, secs: secs}, nil
 }
 
 // Endian returns the byte order of the target: little-endian for every
@@ -154,39 +150,12 @@ func (f *File) Endian() binary.ByteOrder { return binary.LittleEndian }
 
 // Sections returns the sections text, data, bss, syms, spsz and pcsz, in
 // this order. The caller may modify the returned slice.
-func (f *File) Sections() ([]objfile.SectionHeader, error) {
-	return slices.Clone(f.sections), nil
-}
+func (f *File) Sections() ([]objfile.SectionHeader, error) { return f.secs.Sections() }
 
 // SectionData returns the FileSize bytes of section i. For a File made by
 // NewBytes the result aliases the bytes given to NewBytes and must not be
 // modified.
-func (f *File) SectionData(i int) ([]byte, error) {
-	if i < 0 || i >= len(f.sections) {
-		return nil, fmt.Errorf("plan9obj: section index %d out of range [0,%d)", i, len(f.sections))
-	}
-	h := &f.sections[i]
-	if h.FileSize == 0 {
-		return []byte{}, nil
-	}
-	if f.pf == nil {
-		if h.Offset > uint64(len(f.data)) || h.FileSize > uint64(len(f.data))-h.Offset {
-			return nil, fmt.Errorf("plan9obj: section %s at offset %#x size %#x extends beyond the file (%#x bytes)",
-				h.Name, h.Offset, h.FileSize, len(f.data))
-		}
-		return f.data[h.Offset : h.Offset+h.FileSize : h.Offset+h.FileSize], nil
-	}
-	// ReadAll grows with the bytes actually read, so a size larger than
-	// the file cannot cause a large allocation.
-	b, err := io.ReadAll(io.NewSectionReader(f.read[i], 0, int64(h.FileSize)))
-	if err == nil && uint64(len(b)) != h.FileSize {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		return nil, fmt.Errorf("plan9obj: section %s: %v", h.Name, err)
-	}
-	return b, nil
-}
+func (f *File) SectionData(i int) ([]byte, error) { return f.secs.SectionData(i) }
 
 // Format returns "plan9".
 func (f *File) Format() string { return "plan9" }

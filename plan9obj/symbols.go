@@ -20,37 +20,29 @@ import (
 // the file has no symbol table (linked with -s), or when the table cannot
 // be read.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
-	f.symOnce.Do(f.loadSymbols)
-	if s, ok := f.syms[name]; ok {
-		return s, nil
-	}
-	if f.symErr != nil {
-		return objfile.Symbol{}, f.symErr
-	}
-	return objfile.Symbol{}, objfile.ErrNoSymbol
+	return f.syms.Lookup(name, f.loadSymbols)
 }
 
-// loadSymbols fills f.syms from the symbol table.
-func (f *File) loadSymbols() {
-	f.syms = make(map[string]objfile.Symbol)
+// loadSymbols adds the symbols of the symbol table to f.syms.
+func (f *File) loadSymbols() error {
 	if f.pf != nil {
 		syms, err := f.pf.Symbols()
-		if err != nil && !errors.Is(err, p9.ErrNoSymbols) {
-			f.symErr = fmt.Errorf("%w: plan9obj: %v", objfile.ErrNoSymbol, err)
-		}
 		for _, s := range syms {
 			f.add(byte(s.Type), s.Name, s.Value)
 		}
-		return
+		if err != nil && !errors.Is(err, p9.ErrNoSymbols) {
+			return fmt.Errorf("plan9obj: %v", err)
+		}
+		return nil
 	}
 	tab, err := f.SectionData(symsSect)
 	if err != nil {
-		f.symErr = fmt.Errorf("%w: %v", objfile.ErrNoSymbol, err)
-		return
+		return err
 	}
 	if err := walk(tab, f.magic&p9.Magic64 != 0, f.add); err != nil {
-		f.symErr = fmt.Errorf("%w: plan9obj: %v", objfile.ErrNoSymbol, err)
+		return fmt.Errorf("plan9obj: %v", err)
 	}
+	return nil
 }
 
 // walk calls fn for each entry of the Plan 9 symbol table tab (the names of
@@ -104,8 +96,7 @@ func (f *File) add(typ byte, name string, value uint64) {
 	default:
 		return
 	}
-	if _, ok := f.syms[name]; ok || name == "" {
-		return
+	if name != "" {
+		f.syms.Add(objfile.Symbol{Name: name, Addr: value})
 	}
-	f.syms[name] = objfile.Symbol{Name: name, Addr: value}
 }
