@@ -56,7 +56,7 @@ func (t *Table) funcOffAt(i uint64) (uint64, bool) {
 
 // findFunc returns the functab index of the function holding pc.
 func (t *Table) findFunc(pc uint64) (uint64, bool) {
-	if i, ok := t.funcIndex.find(t.h.functab, pc); ok {
+	if i, _, _, ok := t.funcIndex.find(t.h.functab, pc); ok {
 		return i, true
 	}
 	n := t.h.nfunc
@@ -163,28 +163,30 @@ func (t *Table) newFuncIndex(addr, minpc, maxpc uint64) funcIndex {
 	return funcIndex{buckets: b, text: t.text, lo: lo, hi: hi, nfunc: n}
 }
 
-// find returns the functab index of the function holding pc; ok is false
-// if the findfunctab cannot tell (or pc is in no function).
-func (x *funcIndex) find(functab []byte, pc uint64) (i uint64, ok bool) {
+// find returns the functab index of the function holding pc, with its
+// functab entry: the text offset of its entry and the offset of its
+// record. ok is false if the findfunctab cannot tell (or pc is in no
+// function).
+func (x *funcIndex) find(functab []byte, pc uint64) (i uint64, entryOff, funcOff uint32, ok bool) {
 	d := pc - x.text - uint64(x.lo) // offset from the first function
 	if d >= uint64(x.hi-x.lo) {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	rec := d / funcBucketSize * funcBucketRecSize
 	if rec+funcBucketRecSize > uint64(len(x.buckets)) {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	b := x.buckets[rec : rec+funcBucketRecSize]
 	i = uint64(binary.LittleEndian.Uint32(b)) + uint64(b[4+d%funcBucketSize/funcSubbucketSize])
 	// The answer is the last of entries i to i+hintSpan-1 at or below
 	// the offset: count those after i, without branching.
 	if i+hintSpan > x.nfunc || uint64(len(functab)) < (i+hintSpan)*8+4 {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	e := (*[hintSpan*8 + 4]byte)(functab[i*8 : (i+hintSpan)*8+4])
 	off := d + uint64(x.lo)
 	if uint64(binary.LittleEndian.Uint32(e[:])) > off {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	// (entry - off - 1) >> 63 is 1 for entry <= off, else 0.
 	c := (uint64(binary.LittleEndian.Uint32(e[8:]))-off-1)>>63 +
@@ -196,9 +198,9 @@ func (x *funcIndex) find(functab []byte, pc uint64) (i uint64, ok bool) {
 		(uint64(binary.LittleEndian.Uint32(e[56:]))-off-1)>>63 +
 		(uint64(binary.LittleEndian.Uint32(e[64:]))-off-1)>>63
 	if c == hintSpan {
-		return 0, false
+		return 0, 0, 0, false
 	}
-	return i + c, true
+	return i + c, binary.LittleEndian.Uint32(e[8*c:]), binary.LittleEndian.Uint32(e[8*c+4:]), true
 }
 
 // validFuncs remembers which functab entries funcAt has accepted, one bit
@@ -210,10 +212,27 @@ type validFuncs struct {
 	bits atomic.Pointer[[]atomic.Uint64]
 }
 
+// quickFunction is ResolveFunction for the common case: a PC the
+// findfunctab finds, in a function whose record was checked before. ok is
+// false otherwise.
+func (t *Table) quickFunction(pc uint64) (f Function, ok bool) {
+	i, entryOff, funcOff, ok := t.funcIndex.find(t.h.functab, pc)
+	if !ok || !t.valid.has(i) {
+		return Function{}, false
+	}
+	return Function{t: t, entry: t.funcIndex.text + uint64(entryOff), off: funcOff, idx: uint32(i)}, true
+}
+
+// has reports whether entry i has been checked.
+func (v *validFuncs) has(i uint64) bool {
+	bits := v.bits.Load()
+	return bits != nil && i/64 < uint64(len(*bits)) && (*bits)[i/64].Load()&(1<<(i%64)) != 0
+}
+
 // function returns the function of functab entry i, as funcAt does, with
 // the check of its record done once.
 func (t *Table) function(i uint64) (Function, bool, error) {
-	if bits := t.valid.bits.Load(); bits != nil && i/64 < uint64(len(*bits)) && (*bits)[i/64].Load()&(1<<(i%64)) != 0 {
+	if t.valid.has(i) {
 		if !t.l.entryIsPtr {
 			e := t.h.functab[i*8 : i*8+8]
 			return Function{t: t, entry: t.textAddr(t.h.rd.u32(e)), off: t.h.rd.u32(e[4:]), idx: uint32(i)}, true, nil

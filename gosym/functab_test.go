@@ -45,7 +45,7 @@ func TestFindfunctab(t *testing.T) {
 			if i != j || ok != ok2 {
 				t.Fatalf("%s: pc %#x: findFunc %d %v, binary search %d %v", what, pc, i, ok, j, ok2)
 			}
-			if _, fast := tab.funcIndex.find(tab.h.functab, pc); fast {
+			if _, _, _, fast := tab.funcIndex.find(tab.h.functab, pc); fast {
 				hits++
 			}
 		}

@@ -35,6 +35,9 @@ func (t *Table) ResolveFunction(pc uint64) (Function, error) {
 	if t.closed.Load() {
 		return Function{}, ErrClosed
 	}
+	if f, ok := t.quickFunction(pc); ok {
+		return f, nil
+	}
 	i, ok := t.findFunc(pc)
 	if !ok {
 		return Function{}, ErrPCNotFound
