@@ -16,16 +16,18 @@ import (
 // costs no more than without a cache), it decodes the three tables once
 // into a sorted array of ranges of constant (file, line, inline index);
 // later lookups in that function, its inlined frames included, are binary
-// searches in that array.
+// searches (and a short count) in that array.
 //
-// A cached function takes 12 bytes per range, 8 per name and file it
-// uses, and about 90 more: about one byte per byte of machine code (6.6 MB
-// for the go command of Go 1.26, whose text is 6.9 MB). The index of the
-// cache, allocated by the first lookup, takes 8 bytes per function. The
-// memory is bounded by the Table's line cache limit (SetLineCacheLimit,
-// DefaultLineCacheLimit by default): once it is spent, functions not yet
-// cached are decoded from the tables on each lookup, as without a cache.
-// Answers are the same either way.
+// A cached function takes 6 bytes per range (12 in the rare function
+// whose offsets, lines or counts of files or inlined calls do not fit 16
+// or 8 bits), 8 per name and file it uses, and about 80 more: about 0.6
+// bytes per byte of machine code (4.2 MB for the go command of Go 1.26,
+// whose text is 6.9 MB). The index of the cache, allocated by the first
+// lookup, takes 8 bytes per function. The memory is bounded by the
+// Table's line cache limit (SetLineCacheLimit, DefaultLineCacheLimit by
+// default): once it is spent, functions not yet cached are decoded from
+// the tables on each lookup, as without a cache. Answers are the same
+// either way.
 
 // DefaultLineCacheLimit is the line cache limit of a new Table, in bytes.
 const DefaultLineCacheLimit = 32 << 20
@@ -35,14 +37,15 @@ const DefaultLineCacheLimit = 32 << 20
 // one array, tab. A string is two words, its offset and length in its
 // strtab.
 //
-//	tab[0:2]                 the function's name
-//	tab[2:offs]              the files the ranges use
-//	tab[offs:offs+n]         the ranges' starts, as offsets from the entry:
-//	                         each range ends where the next starts
-//	tab[offs+n:offs+3n]      two words per range: its line, and its file's
-//	                         index << 16 | its inline index + 1 (0: none)
-//	tab[offs+3n:]            the names of the inlined calls the ranges use,
-//	                         by inline index
+//	tab[0:2]              the function's name
+//	tab[2:ranges]         the files the ranges use
+//	tab[ranges:calls]     the ranges: their starts, as offsets from the
+//	                      entry (each range ends where the next starts),
+//	                      then their lines, then their file indices << k |
+//	                      their inline indices + 1 (0: none); as uint16s
+//	                      (k = 8) where all fit, else as uint32s (k = 16)
+//	tab[calls:]           the names of the inlined calls the ranges use,
+//	                      by inline index
 //
 // The first range starts at the entry; the last, where all three tables
 // have ended, covers every PC after it. Everything a lookup reads is in
@@ -50,12 +53,13 @@ const DefaultLineCacheLimit = 32 << 20
 // start of the offsets) comes first, so that a lookup in a function not
 // used lately reads few cache lines.
 type funcLines struct {
-	tab       []uint32
-	n, offs   int
-	tree      inlineTree
-	hasTree   bool
-	startLine uint32
-	wrapper   bool
+	tab              []uint32
+	tree             inlineTree
+	n, ranges, calls uint32
+	startLine        uint32
+	narrow           bool // the ranges are uint16s
+	hasTree          bool
+	wrapper          bool
 }
 
 // Two markers take the place of a funcLines in the cache: seenOnce for a
@@ -161,18 +165,34 @@ func (f Function) decodeLines() *funcLines {
 		return nil
 	}
 	n, nFiles, nCalls := len(w.offs), len(w.fnos), int(w.maxInl)+1
-	offs := 2 + 2*nFiles
+	narrow := w.offs[n-1] <= math.MaxUint16 && w.maxLine <= math.MaxUint16 && nFiles <= 1<<8 && nCalls < 1<<8
+	ranges, words := 2+2*nFiles, 3*n
+	if narrow {
+		words = (3*n + 1) / 2
+	}
 	fl := &funcLines{
-		tab:       make([]uint32, offs+3*n+2*nCalls),
-		n:         n,
-		offs:      offs,
+		tab:       make([]uint32, ranges+words+2*nCalls),
+		n:         uint32(n),
+		ranges:    uint32(ranges),
+		calls:     uint32(ranges + words),
 		tree:      tree,
+		narrow:    narrow,
 		hasTree:   hasTree,
 		startLine: f.StartLine(),
 		wrapper:   f.Wrapper(),
 	}
-	copy(fl.tab[offs:], w.offs)
-	copy(fl.tab[offs+n:], w.vals)
+	if narrow {
+		r := fl.r16()
+		for i, o := range w.offs {
+			line, fi := w.vals[2*i], w.vals[2*i+1]
+			r[i], r[n+i], r[2*n+i] = uint16(o), uint16(line), uint16(fi>>16<<8|fi&0xffff)
+		}
+	} else {
+		r := fl.tab[ranges:fl.calls]
+		for i, o := range w.offs {
+			r[i], r[n+i], r[2*n+i] = o, w.vals[2*i], w.vals[2*i+1]
+		}
+	}
 	ok := true
 	put := func(i int, tab *strtab, s string) {
 		off, l, refOK := tab.ref(s)
@@ -185,7 +205,7 @@ func (f Function) decodeLines() *funcLines {
 	}
 	for ix := range nCalls {
 		if c, err := f.call(tree, int32(ix)); err == nil {
-			put(offs+3*n+2*ix, f.t.names, f.callName(c))
+			put(int(fl.calls)+2*ix, f.t.names, f.callName(c))
 		}
 	}
 	if !ok {
@@ -197,10 +217,11 @@ func (f Function) decodeLines() *funcLines {
 // linesWalk merges a function's pcfile, pcln and InlTreeIndex tables into
 // ranges, in memory reused from one function to the next.
 type linesWalk struct {
-	offs   []uint32 // range starts, from the entry
-	vals   []uint32 // two per range: line, file index << 16 | inline index + 1
-	fnos   []int32  // distinct pcfile values (negative ones as -1)
-	maxInl int32    // largest inline index, -1 if none
+	offs    []uint32 // range starts, from the entry
+	vals    []uint32 // two per range: line, file index << 16 | inline index + 1
+	fnos    []int32  // distinct pcfile values (negative ones as -1)
+	maxInl  int32    // largest inline index, -1 if none
+	maxLine uint32   // largest line
 }
 
 var walkPool = sync.Pool{New: func() any { return new(linesWalk) }}
@@ -221,7 +242,7 @@ func (w *linesWalk) walk(f Function, tree inlineTree, hasTree bool) bool {
 	if hasTree {
 		inl = f.rangeIter(tree.index)
 	}
-	w.offs, w.vals, w.fnos, w.maxInl = w.offs[:0], w.vals[:0], w.fnos[:0], -1
+	w.offs, w.vals, w.fnos, w.maxInl, w.maxLine = w.offs[:0], w.vals[:0], w.fnos[:0], -1, 0
 	var last [2]uint32
 	for pc := f.entry; ; {
 		fno, line, ix := max(files.at(pc), -1), lines.at(pc), max(inl.at(pc), -1)
@@ -236,7 +257,7 @@ func (w *linesWalk) walk(f Function, tree inlineTree, hasTree bool) bool {
 			}
 			w.offs = append(w.offs, uint32(pc-f.entry))
 			w.vals = append(w.vals, v[0], v[1])
-			w.maxInl = max(w.maxInl, ix)
+			w.maxInl, w.maxLine = max(w.maxInl, ix), max(w.maxLine, v[0])
 			last = v
 		}
 		next := min(files.hi, lines.hi, inl.hi)
@@ -265,13 +286,35 @@ func (w *linesWalk) fileIndex(fno int32) uint16 {
 // at returns the file, line and innermost inline index at the PC at
 // offset off from f's entry, as fileLine and pcvalue find them.
 func (fl *funcLines) at(f Function, off uint64) (string, uint32, int32) {
-	// The last range at or before off. A binary search (whose steps the
-	// compiler turns into conditional moves) narrows the ranges down to
-	// a few, which are counted: the loads of the count do not wait for
-	// one another, as those of a search do, which matters when tab is not
-	// in the cache.
-	o := uint64(min(off, math.MaxUint32))
-	offs := fl.tab[fl.offs : fl.offs+fl.n]
+	n := int(fl.n)
+	var line, file, inl uint32
+	if fl.narrow {
+		r := fl.r16()
+		i := lastAtOrBelow(r[:n], off)
+		fi := uint32(r[2*n+i])
+		line, file, inl = uint32(r[n+i]), fi>>8, fi&0xff
+	} else {
+		r := fl.tab[fl.ranges:fl.calls]
+		i := lastAtOrBelow(r[:n], off)
+		fi := r[2*n+i]
+		line, file, inl = r[n+i], fi>>16, fi&0xffff
+	}
+	ref := fl.tab[2+2*file:]
+	return f.t.files.str(ref[0], ref[1]), line, int32(inl) - 1
+}
+
+// r16 returns the ranges of a narrow funcLines, as uint16s.
+func (fl *funcLines) r16() []uint16 {
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&fl.tab[fl.ranges])), 3*fl.n)
+}
+
+// lastAtOrBelow returns the index of the last of the increasing offs at
+// or below off (offs[0] is 0). A binary search, whose steps the compiler
+// turns into conditional moves, narrows offs down to a few, which are
+// counted: the loads of the count do not wait for one another, as those
+// of a search do, which matters when offs is not in the cache.
+func lastAtOrBelow[T uint16 | uint32](offs []T, off uint64) int {
+	o := min(off, math.MaxUint32)
 	base, n := 0, len(offs)
 	for n > linearRanges {
 		half := n >> 1
@@ -284,10 +327,7 @@ func (fl *funcLines) at(f Function, off uint64) (string, uint32, int32) {
 	for _, x := range offs[base+1 : base+n] {
 		c += int((uint64(x) - o - 1) >> 63) // 1 if x <= o
 	}
-	base += c
-	v := fl.tab[fl.offs+fl.n+2*base:]
-	file := fl.tab[2+2*int(v[1]>>16):]
-	return f.t.files.str(file[0], file[1]), v[0], int32(v[1]&0xffff) - 1
+	return base + c
 }
 
 // funcName returns the name of the function.
@@ -297,7 +337,7 @@ func (fl *funcLines) funcName(f Function) string {
 
 // callName returns the name of inlined call ix, whose record is c.
 func (fl *funcLines) callName(f Function, ix int32, c inlinedCall) string {
-	if i := uint64(fl.offs+3*fl.n) + 2*uint64(ix); ix >= 0 && i < uint64(len(fl.tab)) {
+	if i := uint64(fl.calls) + 2*uint64(ix); ix >= 0 && i < uint64(len(fl.tab)) {
 		return f.t.names.str(fl.tab[i], fl.tab[i+1])
 	}
 	return f.callName(c)

@@ -30,10 +30,10 @@ import (
 // after Close.
 //
 // A Table keeps the line tables of the functions it resolves PCs in more
-// than once, decoded, so that later lookups there are binary searches: about
-// one byte of memory per byte of their machine code, up to a limit (see
-// SetLineCacheLimit). It also keeps one bit per function, and copies of the
-// name and file tables, from which it hands out strings.
+// than once, decoded, so that later lookups there are binary searches:
+// about 0.6 bytes of memory per byte of their machine code, up to a limit
+// (see SetLineCacheLimit). It also keeps one bit per function, and copies
+// of the name and file tables, from which it hands out strings.
 type Table struct {
 	h    *header
 	l    layout
