@@ -84,6 +84,7 @@ type lineCache struct {
 	used  atomic.Int64                // bytes held by cached funcLines
 	limit atomic.Int64                // 1 + the bytes the cache may hold; 0 for the default
 	full  atomic.Bool                 // a function did not fit: cache no more
+	wide  bool                        // for tests: store every function's ranges as uint32s
 }
 
 // max returns the bytes the cache may hold.
@@ -165,7 +166,7 @@ func (f Function) decodeLines() *funcLines {
 		return nil
 	}
 	n, nFiles, nCalls := len(w.offs), len(w.fnos), int(w.maxInl)+1
-	narrow := w.offs[n-1] <= math.MaxUint16 && w.maxLine <= math.MaxUint16 && nFiles <= 1<<8 && nCalls < 1<<8
+	narrow := w.offs[n-1] <= math.MaxUint16 && w.maxLine <= math.MaxUint16 && nFiles <= 1<<8 && nCalls < 1<<8 && !f.t.lines.wide
 	ranges, words := 2+2*nFiles, 3*n
 	if narrow {
 		words = (3*n + 1) / 2

@@ -61,12 +61,15 @@ func compareCache(t *testing.T, cached, direct *Table) {
 }
 
 // TestLineCacheSelf compares cached and uncached lookups over the test
-// binary.
+// binary, with ranges stored narrow where they fit, and all wide.
 func TestLineCacheSelf(t *testing.T) {
-	cached := selfTable(t)
-	direct := selfTable(t)
-	direct.SetLineCacheLimit(0)
-	compareCache(t, cached, direct)
+	for _, wide := range []bool{false, true} {
+		cached := selfTable(t)
+		cached.lines.wide = wide
+		direct := selfTable(t)
+		direct.SetLineCacheLimit(0)
+		compareCache(t, cached, direct)
+	}
 }
 
 // TestLineCacheCorpus compares cached and uncached lookups over every
@@ -100,6 +103,12 @@ func TestLineCacheCorpus(t *testing.T) {
 			}
 			direct.SetLineCacheLimit(0)
 			compareCache(t, cached, direct)
+			wide, err := NewTable(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wide.lines.wide = true
+			compareCache(t, wide, direct)
 		})
 	}
 }
