@@ -8,7 +8,9 @@
 // package object opens ELF, Mach-O, PE and Plan 9 files.
 //
 // A Table speaks link-time addresses: for a position-independent executable
-// loaded elsewhere, subtract the load bias from a runtime PC first. Lookups
+// loaded elsewhere, subtract the load bias from a runtime PC first, or turn
+// the PC's file offset (from /proc/PID/maps) into an address with
+// object.AddrOfFileOffset. Lookups
 // take the address of an instruction; for a return address taken from a
 // stack, look up pc-1 (unless it is a function's entry), as the runtime does.
 package gosym
