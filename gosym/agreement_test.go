@@ -206,44 +206,101 @@ func (at *agreementTable) finish(t *testing.T) {
 	}
 }
 
-// markdown writes the table: one row per entry, then the totals per oracle
-// and the known differences by cause.
+// markdown writes the tables: a summary per Go release, then one row per
+// entry, each ending with the totals per oracle.
 func (at *agreementTable) markdown(w *bytes.Buffer) {
-	var total [numOracles]agreement
-	var totalPCs int
-	fmt.Fprintf(w, "| Go | target | variant | PCs checked | %s |\n", strings.Join(oracleNames[:], " | "))
-	fmt.Fprintf(w, "|---|---|---|---:|%s\n", strings.Repeat("---|", numOracles))
+	type group struct {
+		name, binaries string
+		n, pcs         int
+		got            [numOracles]agreement
+	}
+	add := func(g *group, r *agreementRow) {
+		g.n++
+		pcs := 0
+		for i, a := range r.got {
+			if a == nil {
+				continue
+			}
+			pcs = max(pcs, a.pcs)
+			t := &g.got[i]
+			t.checked += a.checked
+			t.agreed += a.agreed
+			t.pcs += a.pcs
+			for c, n := range a.known {
+				if t.known == nil {
+					t.known = map[string]int{}
+				}
+				t.known[c] += n
+			}
+		}
+		g.pcs += pcs
+	}
+	cells := func(got *[numOracles]agreement) string {
+		c := make([]string, numOracles)
+		for i := range got {
+			c[i] = got[i].String()
+		}
+		return strings.Join(c, " | ")
+	}
+	header := func(first ...string) {
+		fmt.Fprintf(w, "| %s | PCs checked | %s |\n", strings.Join(first, " | "), strings.Join(oracleNames[:], " | "))
+		fmt.Fprintf(w, "|%s---:|%s\n", strings.Repeat("---|", len(first)), strings.Repeat("---|", numOracles))
+	}
+
+	var all group
+	var releases []*group
+	byRelease := map[string]*group{}
 	for _, e := range at.entries {
 		r := at.rows[e.Name]
 		if r == nil {
 			continue
 		}
-		pcs := 0
-		cells := make([]string, numOracles)
-		for i, a := range r.got {
-			cells[i] = a.String()
-			if a == nil {
-				continue
-			}
-			pcs = max(pcs, a.pcs)
-			total[i].checked += a.checked
-			total[i].agreed += a.agreed
-			total[i].pcs += a.pcs
-			for c, n := range a.known {
-				if total[i].known == nil {
-					total[i].known = map[string]int{}
-				}
-				total[i].known[c] += n
-			}
+		g := byRelease[e.GoVersion]
+		if g == nil {
+			g = &group{name: strings.TrimPrefix(e.GoVersion, "go")}
+			byRelease[e.GoVersion] = g
+			releases = append(releases, g)
 		}
-		totalPCs += pcs
-		fmt.Fprintf(w, "| %s | %s/%s | %s | %s | %s |\n", strings.TrimPrefix(e.GoVersion, "go"), e.GOOS, e.GOARCH, e.Variant, thousands(pcs), strings.Join(cells, " | "))
+		add(g, r)
+		add(&all, r)
 	}
-	cells := make([]string, numOracles)
-	for i := range total {
-		cells[i] = total[i].String()
+	sort.SliceStable(releases, func(i, j int) bool { return versionLess(releases[i].name, releases[j].name) })
+	fmt.Fprintf(w, "By release (all targets and variants):\n\n")
+	header("Go", "binaries")
+	for _, g := range releases {
+		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", g.name, g.n, thousands(g.pcs), cells(&g.got))
 	}
-	fmt.Fprintf(w, "| **all** | %d binaries | | %s | %s |\n", len(at.rows), thousands(totalPCs), strings.Join(cells, " | "))
+	fmt.Fprintf(w, "| **all** | %d | %s | %s |\n", all.n, thousands(all.pcs), cells(&all.got))
+
+	fmt.Fprintf(w, "\nBy binary:\n\n")
+	header("Go", "target", "variant")
+	for _, e := range at.entries {
+		r := at.rows[e.Name]
+		if r == nil {
+			continue
+		}
+		var g group
+		add(&g, r)
+		c := make([]string, numOracles)
+		for i, a := range r.got {
+			c[i] = a.String()
+		}
+		fmt.Fprintf(w, "| %s | %s/%s | %s | %s | %s |\n", strings.TrimPrefix(e.GoVersion, "go"), e.GOOS, e.GOARCH, e.Variant, thousands(g.pcs), strings.Join(c, " | "))
+	}
+	fmt.Fprintf(w, "| **all** | %d binaries | | %s | %s |\n", all.n, thousands(all.pcs), cells(&all.got))
+}
+
+// versionLess orders "1.9.7" before "1.10.8".
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }
 
 // Known causes of differences with an oracle (TESTING.md explains each).
