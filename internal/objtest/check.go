@@ -15,6 +15,13 @@ import (
 // targets use it.
 func CheckBytes(tb testing.TB, data []byte, obj objfile.Object) {
 	tb.Helper()
+	CheckBytesIn(tb, data, 0, uint64(len(data)), obj)
+}
+
+// CheckBytesIn is CheckBytes for an object that occupies data[lo:hi] (one
+// architecture of a universal file): a section must lie within it.
+func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj objfile.Object) {
+	tb.Helper()
 	if obj.Endian() == nil {
 		tb.Error("Endian() = nil")
 	}
@@ -24,7 +31,7 @@ func CheckBytes(tb testing.TB, data []byte, obj objfile.Object) {
 	}
 	for i, h := range hs {
 		b, err := obj.SectionData(i)
-		inFile := h.FileSize == 0 || h.Offset <= uint64(len(data)) && h.FileSize <= uint64(len(data))-h.Offset
+		inFile := h.FileSize == 0 || h.Offset >= lo && h.Offset <= hi && h.FileSize <= hi-h.Offset
 		if err != nil {
 			if inFile {
 				tb.Errorf("SectionData(%d) (%q, offset %#x size %#x in %#x bytes): %v", i, h.Name, h.Offset, h.FileSize, len(data), err)
@@ -32,7 +39,7 @@ func CheckBytes(tb testing.TB, data []byte, obj objfile.Object) {
 			continue
 		}
 		if !inFile {
-			tb.Errorf("SectionData(%d) (%q, offset %#x size %#x) succeeded beyond the end of the file (%#x bytes)", i, h.Name, h.Offset, h.FileSize, len(data))
+			tb.Errorf("SectionData(%d) (%q, offset %#x size %#x) succeeded outside the object's bytes [%#x, %#x)", i, h.Name, h.Offset, h.FileSize, lo, hi)
 			continue
 		}
 		if uint64(len(b)) != h.FileSize {
