@@ -36,14 +36,6 @@ type decoder struct {
 	is64  bool
 }
 
-// word reads a field that is 8 bytes in ELFCLASS64 and 4 in ELFCLASS32.
-func (d decoder) word(b []byte) uint64 {
-	if d.is64 {
-		return d.order.Uint64(b)
-	}
-	return uint64(d.order.Uint32(b))
-}
-
 // NewBytes decodes the ELF file in data. The result is a *File whose
 // SectionData returns subslices of data, which must not be modified while
 // the File is in use. Only the file and section headers are read (and the

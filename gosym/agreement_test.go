@@ -210,9 +210,9 @@ func (at *agreementTable) finish(t *testing.T) {
 // entry, each ending with the totals per oracle.
 func (at *agreementTable) markdown(w *bytes.Buffer) {
 	type group struct {
-		name, binaries string
-		n, pcs         int
-		got            [numOracles]agreement
+		name   string
+		n, pcs int
+		got    [numOracles]agreement
 	}
 	add := func(g *group, r *agreementRow) {
 		g.n++

@@ -7,26 +7,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
-	"github.com/gosym-dev/gosym/object"
 )
-
-// openEntry opens a corpus binary.
-func openEntry(t testing.TB, e testcorpus.Entry) *Table {
-	t.Helper()
-	bin, err := e.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, err := object.NewBytes(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := NewTable(obj)
-	if err != nil {
-		t.Fatalf("%s: NewTable: %v", e.Name, err)
-	}
-	return tab
-}
 
 // TestCorpus is the differential suite: it compares every binary of the
 // corpus (testdata/corpus, or $GOSYM_CORPUS_DIR) with every oracle that

@@ -41,7 +41,11 @@ func bumpTwice() {
 }
 
 func ExampleOpen() {
-	tab, err := gosym.Open(filepath.Join(runtime.GOROOT(), "bin", "go"))
+	exe, err := os.Executable() // this example's own test binary
+	if err != nil {
+		log.Fatal(err)
+	}
+	tab, err := gosym.Open(exe)
 	if err != nil {
 		log.Fatal(err)
 	}

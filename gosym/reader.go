@@ -10,13 +10,6 @@ type reader struct {
 	ptrSize   int
 }
 
-func (r reader) order() binary.ByteOrder {
-	if r.bigEndian {
-		return binary.BigEndian
-	}
-	return binary.LittleEndian
-}
-
 func (r reader) u16(b []byte) uint16 {
 	if r.bigEndian {
 		return binary.BigEndian.Uint16(b)
@@ -52,12 +45,4 @@ func (r reader) u32At(b []byte, off uint64) (uint32, bool) {
 		return 0, false
 	}
 	return r.u32(b[off:]), true
-}
-
-// ptrAt reads a pointer at off in b, reporting false if it does not fit.
-func (r reader) ptrAt(b []byte, off uint64) (uint64, bool) {
-	if off > uint64(len(b)) || uint64(len(b))-off < uint64(r.ptrSize) {
-		return 0, false
-	}
-	return r.ptr(b[off:]), true
 }

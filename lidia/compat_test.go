@@ -181,9 +181,7 @@ func TestReadUpstreamFile(t *testing.T) {
 	for _, f := range fns {
 		addrs = append(addrs, f.Entry(), f.End()-1, (f.Entry()+f.End())/2)
 	}
-	for _, pc := range samplePCs(t, tab, 20000) {
-		addrs = append(addrs, pc)
-	}
+	addrs = append(addrs, samplePCs(t, tab, 20000)...)
 	compareWithPyro(t, data, addrs, true)
 	var got []Frame
 	for _, f := range fns[1:] {

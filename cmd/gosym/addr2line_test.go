@@ -55,8 +55,8 @@ func addrsOf(t testing.TB, tab *gosym.Table, step int) []uint64 {
 // number.
 //
 // The known differences, all cases where go tool addr2line is wrong:
-//   - A function without a line table (go:textfipsstart and
-//     go:textfipsend of Go 1.24+, go:buildid of Plan 9 binaries):
+//   - A function without a line table (the FIPS text markers of Go 1.24+
+//     and the build ID function of Plan 9 binaries):
 //     debug/gosym decodes whatever bytes its zero offset points to and prints
 //     a garbage file:line (":-6", "internal/cpu/cpu.go:12"); the runtime
 //     and gosym know no line there (":-1").

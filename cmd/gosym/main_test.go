@@ -199,16 +199,6 @@ func openTable(t testing.TB, path string) *gosym.Table {
 	return tab
 }
 
-// writeTemp writes data to a file in a temporary directory of the test.
-func writeTemp(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // stdlibBlind reports binaries whose Go symbol table debug/gosym (and so go
 // tool addr2line) cannot find: it locates the pclntab of PE and Plan 9
 // files through symbols only, which stripped ones lack.

@@ -658,7 +658,7 @@ func selfReport(s spec, binPath string, e *testcorpus.Entry) ([]byte, error) {
 func scanBuildInfo(bin []byte) string {
 	magic := []byte("\xff Go buildinf:")
 	i := bytes.Index(bin, magic)
-	if i < 0 || bytes.Index(bin[i+1:], magic) >= 0 || i+33 > len(bin) || bin[i+15]&2 == 0 {
+	if i < 0 || bytes.Contains(bin[i+1:], magic) || i+33 > len(bin) || bin[i+15]&2 == 0 {
 		return ""
 	}
 	n, w := binary.Uvarint(bin[i+32:])

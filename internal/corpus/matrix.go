@@ -75,10 +75,6 @@ const layoutVersion = "2"
 // srcHash is set to a hash of testdata/src at start-up.
 var srcHash string
 
-// installedGo is the release installed on the machine (used as it is,
-// not fetched from the module proxy).
-const installedGo = "go1.26.8"
-
 // releases are the Go releases of the matrix: 1.2.2, 1.5.4, 1.8.7 and the
 // last patch release of every minor from 1.9 on.
 var releases = []string{
