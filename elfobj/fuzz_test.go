@@ -5,14 +5,15 @@ import (
 	"debug/elf"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 func FuzzNewBytes(f *testing.F) {
 	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxPPC64} {
 		m := objtest.Mini(f, objtest.Binary(f, tg))
-		f.Add(m)
-		f.Add(objtest.StripSectionHeaders(f, m))
+		fuzzseed.Add(f, m)
+		fuzzseed.Add(f, objtest.StripSectionHeaders(f, m))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := NewBytes(data)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
@@ -83,11 +84,11 @@ func damaged(base *memObject, sec int, off uint32, patch []byte, trunc uint32) *
 func FuzzTable(f *testing.F) {
 	loadFuzzBases(f)
 	for i := range fuzzBases.objs {
-		f.Add(uint8(i), uint8(0), uint32(0), []byte{}, uint32(0))
-		f.Add(uint8(i), uint8(0), uint32(8), []byte{0xff, 0xff, 0xff, 0x7f}, uint32(0)) // nfunc
-		f.Add(uint8(i), uint8(0), uint32(0), []byte{}, uint32(100000))
-		f.Add(uint8(i), uint8(1), uint32(0x58), []byte{1, 2, 3, 4, 5, 6, 7, 8}, uint32(0))
-		f.Add(uint8(i), uint8(2), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(0), []byte{}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(8), []byte{0xff, 0xff, 0xff, 0x7f}, uint32(0)) // nfunc
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(0), []byte{}, uint32(100000))
+		fuzzseed.Add(f, uint8(i), uint8(1), uint32(0x58), []byte{1, 2, 3, 4, 5, 6, 7, 8}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(2), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
 		base := fuzzBases.objs[int(which)%len(fuzzBases.objs)]

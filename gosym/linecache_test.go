@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
@@ -143,10 +144,10 @@ func TestLineCacheLimit(t *testing.T) {
 func FuzzLineCache(f *testing.F) {
 	loadFuzzBases(f)
 	for i := range fuzzBases.objs {
-		f.Add(uint8(i), uint8(0), uint32(0), []byte{}, uint32(0))
-		f.Add(uint8(i), uint8(0), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
-		f.Add(uint8(i), uint8(0), uint32(54321), []byte{0x7f, 0x13, 0x00}, uint32(0))
-		f.Add(uint8(i), uint8(2), uint32(4321), []byte{0xff, 0xff, 0x00, 0x01}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(0), []byte{}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(54321), []byte{0x7f, 0x13, 0x00}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(2), uint32(4321), []byte{0xff, 0xff, 0x00, 0x01}, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
 		base := fuzzBases.objs[int(which)%len(fuzzBases.objs)]

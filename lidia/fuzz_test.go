@@ -1,6 +1,10 @@
 package lidia
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
+)
 
 // FuzzNewReader opens fuzzed bytes and looks up addresses in them: an error
 // must wrap ErrCorrupted, and nothing may panic. The seeds are a small file
@@ -9,9 +13,9 @@ import "testing"
 // example.
 func FuzzNewReader(f *testing.F) {
 	small := smallFile(f)
-	f.Add(small)
-	f.Add(widen(f, small))
-	f.Add(writePyro([]pyroRange{
+	fuzzseed.Add(f, small)
+	fuzzseed.Add(f, widen(f, small))
+	fuzzseed.Add(f, writePyro([]pyroRange{
 		{VA: 0x1139, Length: 0x20, Function: "fib", File: "fib.c", Lines: []lineEntry{{0, 3}, {8, 4}}},
 		{VA: 0x1140, Length: 0x8, Depth: 1, Function: "add", File: "fib.c", CallFile: "fib.c", CallLine: 4},
 		{VA: 0, Length: 0, Function: "__cxa_finalize"},

@@ -6,17 +6,18 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 func FuzzNewBytes(f *testing.F) {
 	for _, tg := range objtest.MachO {
-		f.Add(objtest.Mini(f, objtest.Binary(f, tg)))
+		fuzzseed.Add(f, objtest.Mini(f, objtest.Binary(f, tg)))
 	}
 	amd64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinAMD64))
-	f.Add(objtest.Fat(f, amd64, objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64))))
-	f.Add(synth(binary.BigEndian, false))
-	f.Add(synth(binary.LittleEndian, true))
+	fuzzseed.Add(f, objtest.Fat(f, amd64, objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64))))
+	fuzzseed.Add(f, synth(binary.BigEndian, false))
+	fuzzseed.Add(f, synth(binary.LittleEndian, true))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if obj, err := NewBytes(data); err == nil {
 			objtest.CheckBytes(t, data, obj)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/elfobj"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/machoobj"
 	"github.com/gosym-dev/gosym/peobj"
@@ -270,11 +271,11 @@ func TestConcurrentClose(t *testing.T) {
 
 func FuzzNewBytes(f *testing.F) {
 	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.DarwinARM64, objtest.WindowsAMD64, objtest.Plan9386} {
-		f.Add(objtest.Mini(f, objtest.Binary(f, tg)))
+		fuzzseed.Add(f, objtest.Mini(f, objtest.Binary(f, tg)))
 	}
 	amd64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinAMD64))
 	arm64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64))
-	f.Add(objtest.Fat(f, amd64, arm64))
+	fuzzseed.Add(f, objtest.Fat(f, amd64, arm64))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := NewBytes(data)
 		if err != nil {

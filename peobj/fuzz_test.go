@@ -5,12 +5,13 @@ import (
 	"debug/pe"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 func FuzzNewBytes(f *testing.F) {
 	for _, tg := range objtest.PE {
-		f.Add(objtest.Mini(f, objtest.Binary(f, tg)))
+		fuzzseed.Add(f, objtest.Mini(f, objtest.Binary(f, tg)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := NewBytes(data)

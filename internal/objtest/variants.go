@@ -82,15 +82,3 @@ func fat(tb testing.TB, wide bool, thin [][]byte) []byte {
 	}
 	return out
 }
-
-// AddSeeds adds data and a few prefixes of it to the seed corpus of a fuzz
-// target, so that fuzzing starts from real headers without committing
-// binaries.
-func AddSeeds(f *testing.F, data []byte) {
-	for _, n := range []int{64, 512, 4096, 64 << 10} {
-		if n < len(data) {
-			f.Add(data[:n])
-		}
-	}
-	f.Add(data)
-}
