@@ -78,121 +78,75 @@ func wantData(ef *elf.File, data []byte) func(int) ([]byte, error) {
 	}
 }
 
-// opened returns the test program for t through both constructors.
-func opened(t *testing.T, data []byte) (ef *elf.File, fromBytes, fromFile objfile.Object) {
-	t.Helper()
-	ef, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromBytes, err = NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ef, fromBytes, New(ef)
-}
+var backend = objtest.Backend[*elf.File]{Parse: elf.NewFile, NewBytes: NewBytes, New: New}
 
 func TestTargets(t *testing.T) {
-	for _, tg := range objtest.ELF {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			ef, fromBytes, fromFile := opened(t, data)
-			want := wantSections(ef)
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				got, err := obj.Sections()
-				if err != nil {
-					t.Fatal(err)
-				}
-				objtest.CompareSections(t, got, want)
-				var wantOrder binary.ByteOrder = binary.LittleEndian
-				if tg.GOARCH == "ppc64" || tg.GOARCH == "s390x" {
-					wantOrder = binary.BigEndian
-				}
-				if obj.Endian() != wantOrder {
-					t.Errorf("Endian() = %v, want %v", obj.Endian(), wantOrder)
-				}
-				d := obj.(objfile.Describer)
-				if d.Format() != "elf" || d.Arch() != tg.GOARCH {
-					t.Errorf("Format, Arch = %q, %q; want elf, %q", d.Format(), d.Arch(), tg.GOARCH)
-				}
-			}
-			objtest.CompareData(t, fromBytes, wantData(ef, data))
-			objtest.CheckBytes(t, data, fromBytes)
+	backend.Run(t, objtest.ELF, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*elf.File]) {
+		ef, data := o.Std, o.Data
+		want := wantSections(ef)
+		for _, obj := range o.Objects() {
+			objtest.CheckSections(t, obj, want)
+			objtest.CheckTarget(t, obj, "elf", tg)
+		}
+		objtest.CompareData(t, o.FromBytes, wantData(ef, data))
+		objtest.CheckBytes(t, data, o.FromBytes)
 
-			// Through debug/elf, compressed sections cannot be read raw.
-			hs, _ := fromFile.Sections()
-			for i, s := range ef.Sections {
-				got, err := fromFile.SectionData(i)
-				if s.Flags&elf.SHF_COMPRESSED != 0 {
-					if err == nil {
-						t.Errorf("New: SectionData(%d) (%q) of a compressed section succeeded", i, s.Name)
-					}
-					continue
+		// Through debug/elf, compressed sections cannot be read raw.
+		hs, _ := o.FromFile.Sections()
+		for i, s := range ef.Sections {
+			got, err := o.FromFile.SectionData(i)
+			if s.Flags&elf.SHF_COMPRESSED != 0 {
+				if err == nil {
+					t.Errorf("New: SectionData(%d) (%q) of a compressed section succeeded", i, s.Name)
 				}
-				w, _ := wantData(ef, data)(i)
-				if err != nil || !bytes.Equal(got, w) {
-					t.Errorf("New: SectionData(%d) (%q) = %d bytes, %v; want %d bytes", i, hs[i].Name, len(got), err, len(w))
-				}
+				continue
 			}
+			w, _ := wantData(ef, data)(i)
+			if err != nil || !bytes.Equal(got, w) {
+				t.Errorf("New: SectionData(%d) (%q) = %d bytes, %v; want %d bytes", i, hs[i].Name, len(got), err, len(w))
+			}
+		}
 
-			i := objtest.FindSection(want, ".gopclntab")
-			if i < 0 {
-				t.Fatal("no .gopclntab")
+		i := objtest.FindSection(want, ".gopclntab")
+		if i < 0 {
+			t.Fatal("no .gopclntab")
+		}
+		objtest.PclntabAt(t, o.FromBytes, want[i].Addr)
+	})
+}
+
+// wantSymbols returns from debug/elf the symbols LookupSymbol must find:
+// the first defined symbol of each name, .symtab before .dynsym.
+func wantSymbols(ef *elf.File) []objfile.Symbol {
+	var want []objfile.Symbol
+	for _, load := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
+		syms, _ := load()
+		for _, s := range syms {
+			typ := elf.ST_TYPE(s.Info)
+			if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+				continue
 			}
-			objtest.PclntabAt(t, fromBytes, want[i].Addr)
-		})
+			want = append(want, objfile.Symbol{Name: s.Name, Addr: s.Value, Size: s.Size})
+		}
 	}
+	return objtest.FirstByName(want)
 }
 
 func TestSymbols(t *testing.T) {
-	for _, tg := range objtest.ELF {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			ef, fromBytes, fromFile := opened(t, data)
-
-			// The first defined symbol of each name, .symtab before .dynsym.
-			want := map[string]elf.Symbol{}
-			var order []string
-			for _, load := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
-				syms, _ := load()
-				for _, s := range syms {
-					typ := elf.ST_TYPE(s.Info)
-					if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
-						continue
-					}
-					if _, ok := want[s.Name]; !ok {
-						want[s.Name] = s
-						order = append(order, s.Name)
-					}
-				}
-			}
-			stripped := tg.Name == objtest.LinuxStripped.Name
-			if stripped != (len(want) == 0) {
-				t.Fatalf("%d symbols in a binary built with %v", len(want), tg.Flags)
-			}
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				l := obj.(objfile.SymbolLookup)
-				for _, name := range order {
-					s, err := l.LookupSymbol(name)
-					w := want[name]
-					if err != nil || s != (objfile.Symbol{Name: name, Addr: w.Value, Size: w.Size}) {
-						t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x size %d", name, s, err, w.Value, w.Size)
-					}
-				}
-				if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
-					t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
-				}
-			}
-			if !stripped {
-				s := objtest.CheckSymbolIn(t, fromBytes, "runtime.pclntab", objfile.SectionAlloc)
-				objtest.PclntabAt(t, fromBytes, s.Addr)
-				objtest.CheckSymbolIn(t, fromBytes, "main.work", objfile.SectionAlloc|objfile.SectionExec)
-				objtest.CheckSymbolIn(t, fromBytes, "main.counter", objfile.SectionAlloc|objfile.SectionWrite)
-			}
-		})
-	}
+	backend.Run(t, objtest.ELF, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*elf.File]) {
+		want := wantSymbols(o.Std)
+		stripped := tg.Name == objtest.LinuxStripped.Name
+		if stripped != (len(want) == 0) {
+			t.Fatalf("%d symbols in a binary built with %v", len(want), tg.Flags)
+		}
+		objtest.CompareSymbols(t, want, o.Objects()...)
+		if !stripped {
+			s := objtest.CheckSymbolIn(t, o.FromBytes, "runtime.pclntab", objfile.SectionAlloc)
+			objtest.PclntabAt(t, o.FromBytes, s.Addr)
+			objtest.CheckSymbolIn(t, o.FromBytes, "main.work", objfile.SectionAlloc|objfile.SectionExec)
+			objtest.CheckSymbolIn(t, o.FromBytes, "main.counter", objfile.SectionAlloc|objfile.SectionWrite)
+		}
+	})
 }
 
 // TestNoSectionHeaders checks a file whose section headers are gone, as
@@ -204,7 +158,8 @@ func TestNoSectionHeaders(t *testing.T) {
 			t.Parallel()
 			orig := objtest.Binary(t, tg)
 			data := objtest.StripSectionHeaders(t, orig)
-			ef, fromBytes, fromFile := opened(t, data)
+			o := backend.Open(t, data)
+			ef := o.Std
 			if len(ef.Sections) != 0 {
 				t.Fatalf("debug/elf sees %d sections", len(ef.Sections))
 			}
@@ -212,9 +167,8 @@ func TestNoSectionHeaders(t *testing.T) {
 			if len(want) < 2 {
 				t.Fatalf("only %d PT_LOAD segments", len(want))
 			}
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				got, _ := obj.Sections()
-				objtest.CompareSections(t, got, want)
+			for _, obj := range o.Objects() {
+				objtest.CheckSections(t, obj, want)
 				objtest.CompareData(t, obj, wantData(ef, data))
 				if _, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text"); !errors.Is(err, objfile.ErrNoSymbol) {
 					t.Errorf("LookupSymbol without section headers: %v, want ErrNoSymbol", err)
@@ -223,17 +177,14 @@ func TestNoSectionHeaders(t *testing.T) {
 					t.Errorf("Arch() = %q", obj.(objfile.Describer).Arch())
 				}
 			}
-			objtest.CheckBytes(t, data, fromBytes)
+			objtest.CheckBytes(t, data, o.FromBytes)
 
-			withSyms, err := NewBytes(orig)
-			if err != nil {
-				t.Fatal(err)
-			}
+			withSyms := backend.MustNewBytes(t, orig)
 			s, err := withSyms.(objfile.SymbolLookup).LookupSymbol("runtime.pclntab")
 			if err != nil {
 				t.Fatal(err)
 			}
-			objtest.PclntabAt(t, fromBytes, s.Addr)
+			objtest.PclntabAt(t, o.FromBytes, s.Addr)
 			objtest.CheckSymbolIn(t, withSyms, "main.work", objfile.SectionExec)
 		})
 	}
@@ -296,13 +247,13 @@ func TestCorrupt(t *testing.T) {
 
 	// A section past the end of the file, and a symbol table that is not
 	// there.
-	hs, _ := mustNew(t, orig).Sections()
+	hs, _ := backend.MustNewBytes(t, orig).Sections()
 	symtab := objtest.FindSection(hs, ".symtab")
 	data := patch(func(b []byte) {
 		sh := b[shoff+uint64(symtab)*shdr64Size:]
 		le.PutUint64(sh[24:], uint64(len(orig))-8) // sh_offset
 	})
-	obj := mustNew(t, data)
+	obj := backend.MustNewBytes(t, data)
 	if _, err := obj.SectionData(symtab); err == nil {
 		t.Error("SectionData of a section past the end succeeded")
 	}
@@ -318,7 +269,7 @@ func TestCorrupt(t *testing.T) {
 func TestExtendedNumbering(t *testing.T) {
 	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxS390X} {
 		orig := objtest.Binary(t, tg)
-		want, _ := mustNew(t, orig).Sections()
+		want, _ := backend.MustNewBytes(t, orig).Sections()
 		ef, err := elf.NewFile(bytes.NewReader(orig))
 		if err != nil {
 			t.Fatal(err)
@@ -338,16 +289,7 @@ func TestExtendedNumbering(t *testing.T) {
 			o.PutUint32(data[shoff+uint64(sizeAt):], uint32(len(want)))
 		}
 		o.PutUint32(data[shoff+uint64(linkAt):], uint32(shstrndx))
-		got, _ := mustNew(t, data).Sections()
+		got, _ := backend.MustNewBytes(t, data).Sections()
 		objtest.CompareSections(t, got, want)
 	}
-}
-
-func mustNew(t *testing.T, data []byte) objfile.Object {
-	t.Helper()
-	obj, err := NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }

@@ -1,8 +1,6 @@
 package elfobj
 
 import (
-	"bytes"
-	"debug/elf"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
@@ -15,35 +13,17 @@ func FuzzNewBytes(f *testing.F) {
 		fuzzseed.Add(f, m)
 		fuzzseed.Add(f, objtest.StripSectionHeaders(f, m))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
-		if err != nil {
-			return
-		}
-		objtest.CheckBytes(t, data, obj)
-	})
+	f.Fuzz(backend.CheckNewBytes)
 }
 
 func TestMini(t *testing.T) {
-	data := objtest.Mini(t, objtest.Binary(t, objtest.LinuxAMD64))
-	if len(data) > 16<<10 {
-		t.Errorf("mini file of %d bytes", len(data))
-	}
-	obj, err := NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objtest.CheckBytes(t, data, obj)
-	ef, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, err := ef.Symbols()
+	o := backend.OpenMini(t, objtest.LinuxAMD64)
+	syms, err := o.Std.Symbols()
 	if err != nil || len(syms) == 0 {
 		t.Fatalf("%d symbols, %v", len(syms), err)
 	}
 	s := syms[len(syms)-1]
-	if got, err := obj.(*File).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
+	if got, err := o.FromBytes.(*File).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
 		t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", s.Name, got, err, s.Value)
 	}
 }

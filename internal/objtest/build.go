@@ -1,10 +1,14 @@
 // Package objtest helps test the object backends: it builds small Go
 // programs for many targets with the installed toolchain (once per test
 // process), makes variants of them (ELF without section headers, Mach-O
-// universal files), and checks the invariants every Object must keep.
+// universal files), checks the invariants every Object must keep, and
+// holds the tests' shared parts: reading a file with the standard library
+// and with a backend side by side ([Backend]), and comparing the sections
+// and symbols they find.
 package objtest
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +26,15 @@ type Target struct {
 }
 
 func (t Target) String() string { return t.Name }
+
+// ByteOrder returns the byte order of t's architecture.
+func (t Target) ByteOrder() binary.ByteOrder {
+	switch t.GOARCH {
+	case "ppc64", "s390x", "mips", "mips64":
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
+}
 
 // The targets the backend tests build.
 var (

@@ -67,6 +67,29 @@ func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj objfile.Object)
 	}
 }
 
+// CheckTarget checks that obj says it is a file of the given format for
+// tg: its Format, Arch and Endian.
+func CheckTarget(tb testing.TB, obj objfile.Object, format string, tg Target) {
+	tb.Helper()
+	if obj.Endian() != tg.ByteOrder() {
+		tb.Errorf("Endian() = %v, want %v", obj.Endian(), tg.ByteOrder())
+	}
+	d := obj.(objfile.Describer)
+	if d.Format() != format || d.Arch() != tg.GOARCH {
+		tb.Errorf("Format, Arch = %q, %q; want %q, %q", d.Format(), d.Arch(), format, tg.GOARCH)
+	}
+}
+
+// CheckSections checks that the sections of obj are want.
+func CheckSections(tb testing.TB, obj objfile.Object, want []objfile.SectionHeader) {
+	tb.Helper()
+	got, err := obj.Sections()
+	if err != nil {
+		tb.Fatalf("Sections: %v", err)
+	}
+	CompareSections(tb, got, want)
+}
+
 // CompareSections reports the differences between got and want.
 func CompareSections(tb testing.TB, got, want []objfile.SectionHeader) {
 	tb.Helper()
@@ -101,6 +124,38 @@ func CompareData(tb testing.TB, obj objfile.Object, want func(i int) ([]byte, er
 		}
 		if !bytes.Equal(got, w) {
 			tb.Errorf("SectionData(%d) (%q): %d bytes differ from the standard library's %d", i, h.Name, len(got), len(w))
+		}
+	}
+}
+
+// FirstByName returns the first symbol of each name in syms, in order:
+// where a symbol table repeats a name, LookupSymbol finds the first.
+func FirstByName(syms []objfile.Symbol) []objfile.Symbol {
+	var first []objfile.Symbol
+	seen := make(map[string]bool)
+	for _, s := range syms {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			first = append(first, s)
+		}
+	}
+	return first
+}
+
+// CompareSymbols checks that LookupSymbol of each object finds every
+// symbol of want, which holds one symbol of each name (see FirstByName),
+// and that it returns ErrNoSymbol for a name that is not there.
+func CompareSymbols(tb testing.TB, want []objfile.Symbol, objs ...objfile.Object) {
+	tb.Helper()
+	for _, obj := range objs {
+		l := obj.(objfile.SymbolLookup)
+		for _, w := range want {
+			if s, err := l.LookupSymbol(w.Name); err != nil || s != w {
+				tb.Errorf("LookupSymbol(%q) = %+v, %v; want %#x size %d", w.Name, s, err, w.Addr, w.Size)
+			}
+		}
+		if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
+			tb.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
 		}
 	}
 }
