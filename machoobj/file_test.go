@@ -51,48 +51,22 @@ func wantData(mf *macho.File, want []objfile.SectionHeader) func(int) ([]byte, e
 	}
 }
 
-func opened(t *testing.T, data []byte) (mf *macho.File, fromBytes, fromFile objfile.Object) {
-	t.Helper()
-	mf, err := macho.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromBytes, err = NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mf, fromBytes, New(mf)
-}
+var backend = objtest.Backend[*macho.File]{Parse: macho.NewFile, NewBytes: NewBytes, New: New}
 
 func TestTargets(t *testing.T) {
-	for _, tg := range objtest.MachO {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			mf, fromBytes, fromFile := opened(t, data)
-			want := wantSections(mf, 0)
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				got, err := obj.Sections()
-				if err != nil {
-					t.Fatal(err)
-				}
-				objtest.CompareSections(t, got, want)
-				objtest.CompareData(t, obj, wantData(mf, want))
-				if obj.Endian() != binary.LittleEndian {
-					t.Errorf("Endian() = %v", obj.Endian())
-				}
-				d := obj.(objfile.Describer)
-				if d.Format() != "macho" || d.Arch() != tg.GOARCH {
-					t.Errorf("Format, Arch = %q, %q; want macho, %q", d.Format(), d.Arch(), tg.GOARCH)
-				}
-				checkAddresses(t, obj)
-			}
-			objtest.CheckBytes(t, data, fromBytes)
-			if _, err := NewFat(data); err == nil {
-				t.Error("NewFat of a thin file succeeded")
-			}
-		})
-	}
+	backend.Run(t, objtest.MachO, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*macho.File]) {
+		want := wantSections(o.Std, 0)
+		for _, obj := range o.Objects() {
+			objtest.CheckSections(t, obj, want)
+			objtest.CompareData(t, obj, wantData(o.Std, want))
+			objtest.CheckTarget(t, obj, "macho", tg)
+			checkAddresses(t, obj)
+		}
+		objtest.CheckBytes(t, o.Data, o.FromBytes)
+		if _, err := NewFat(o.Data); err == nil {
+			t.Error("NewFat of a thin file succeeded")
+		}
+	})
 }
 
 // checkAddresses checks the pclntab and moduledata against the symbols.
@@ -112,41 +86,27 @@ func checkAddresses(t *testing.T, obj objfile.Object) {
 	objtest.CheckSymbolIn(t, obj, "main.work", objfile.SectionAlloc|objfile.SectionExec)
 }
 
-func TestSymbols(t *testing.T) {
-	for _, tg := range objtest.MachO {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			mf, fromBytes, fromFile := opened(t, data)
-			checkSymbols(t, mf, fromBytes, fromFile)
-		})
-	}
-}
-
-// checkSymbols checks that the objects find every defined symbol of mf.
-func checkSymbols(t *testing.T, mf *macho.File, objs ...objfile.Object) {
+// wantSymbols returns from debug/macho the symbols LookupSymbol must find:
+// the first defined symbol of each name. The test program has over 100.
+func wantSymbols(t *testing.T, mf *macho.File) []objfile.Symbol {
 	t.Helper()
-	want := map[string]uint64{}
+	var want []objfile.Symbol
 	for _, s := range mf.Symtab.Syms {
-		if _, ok := want[s.Name]; !ok && s.Name != "" && s.Type&0xe0 == 0 && (s.Type&0x0e == 0x0e || s.Type&0x0e == 2) {
-			want[s.Name] = s.Value
+		if s.Name != "" && s.Type&0xe0 == 0 && (s.Type&0x0e == 0x0e || s.Type&0x0e == 2) {
+			want = append(want, objfile.Symbol{Name: s.Name, Addr: s.Value})
 		}
 	}
+	want = objtest.FirstByName(want)
 	if len(want) < 100 {
 		t.Fatalf("only %d symbols", len(want))
 	}
-	for _, obj := range objs {
-		l := obj.(objfile.SymbolLookup)
-		for name, addr := range want {
-			s, err := l.LookupSymbol(name)
-			if err != nil || s != (objfile.Symbol{Name: name, Addr: addr}) {
-				t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", name, s, err, addr)
-			}
-		}
-		if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
-			t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
-		}
-	}
+	return want
+}
+
+func TestSymbols(t *testing.T) {
+	backend.Run(t, objtest.MachO, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*macho.File]) {
+		objtest.CompareSymbols(t, wantSymbols(t, o.Std), o.Objects()...)
+	})
 }
 
 func TestFat(t *testing.T) {
@@ -171,12 +131,11 @@ func TestFat(t *testing.T) {
 		for i, f := range files {
 			arch := ff.Arches[i]
 			want := wantSections(arch.File, uint64(arch.Offset))
-			got, _ := f.Sections()
-			objtest.CompareSections(t, got, want)
+			objtest.CheckSections(t, f, want)
 			objtest.CompareData(t, f, wantData(arch.File, want))
 			objtest.CheckBytes(t, data, f)
 			checkAddresses(t, f)
-			checkSymbols(t, arch.File, f)
+			objtest.CompareSymbols(t, wantSymbols(t, arch.File), f)
 		}
 	}
 }
@@ -272,14 +231,13 @@ func TestSynthetic(t *testing.T) {
 	}{binary.BigEndian, binary.LittleEndian} {
 		for _, is64 := range []bool{false, true} {
 			data := synth(order, is64)
-			mf, fromBytes, fromFile := opened(t, data)
-			want := wantSections(mf, 0)
+			o := backend.Open(t, data)
+			want := wantSections(o.Std, 0)
 			want[0].Flags = objfile.SectionAlloc | objfile.SectionExec | objfile.SectionWrite
 			want[1].Flags = objfile.SectionAlloc | objfile.SectionWrite
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				got, _ := obj.Sections()
-				objtest.CompareSections(t, got, want)
-				objtest.CompareData(t, obj, wantData(mf, want))
+			for _, obj := range o.Objects() {
+				objtest.CheckSections(t, obj, want)
+				objtest.CompareData(t, obj, wantData(o.Std, want))
 				if obj.Endian() != order || obj.(objfile.Describer).Arch() != "ppc64" {
 					t.Errorf("%v %v: Endian, Arch = %v, %q", order, is64, obj.Endian(), obj.(objfile.Describer).Arch())
 				}
@@ -290,7 +248,7 @@ func TestSynthetic(t *testing.T) {
 					}
 				}
 			}
-			objtest.CheckBytes(t, data, fromBytes)
+			objtest.CheckBytes(t, data, o.FromBytes)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package machoobj
 
 import (
-	"bytes"
-	"debug/macho"
 	"encoding/binary"
 	"testing"
 
@@ -19,9 +17,7 @@ func FuzzNewBytes(f *testing.F) {
 	fuzzseed.Add(f, synth(binary.BigEndian, false))
 	fuzzseed.Add(f, synth(binary.LittleEndian, true))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if obj, err := NewBytes(data); err == nil {
-			objtest.CheckBytes(t, data, obj)
-		}
+		backend.CheckNewBytes(t, data)
 		if files, err := NewFat(data); err == nil {
 			for _, f := range files {
 				// A section must lie within its architecture's slice.
@@ -32,23 +28,10 @@ func FuzzNewBytes(f *testing.F) {
 }
 
 func TestMini(t *testing.T) {
-	data := objtest.Mini(t, objtest.Binary(t, objtest.DarwinARM64))
-	if len(data) > 16<<10 {
-		t.Errorf("mini file of %d bytes", len(data))
-	}
-	obj, err := NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objtest.CheckBytes(t, data, obj)
-	mf, err := macho.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := obj.Sections()
-	objtest.CompareSections(t, wantSections(mf, 0), want)
-	s := mf.Symtab.Syms[len(mf.Symtab.Syms)-1]
-	if got, err := obj.(*File).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
+	o := backend.OpenMini(t, objtest.DarwinARM64)
+	objtest.CheckSections(t, o.FromBytes, wantSections(o.Std, 0))
+	s := o.Std.Symtab.Syms[len(o.Std.Symtab.Syms)-1]
+	if got, err := o.FromBytes.(*File).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
 		t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", s.Name, got, err, s.Value)
 	}
 }
