@@ -4,25 +4,13 @@ import (
 	"bytes"
 	"debug/pe"
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
-func opened(t *testing.T, data []byte) (pf *pe.File, fromBytes, fromFile objfile.Object) {
-	t.Helper()
-	pf, err := pe.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromBytes, err = NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pf, fromBytes, New(pf)
-}
+var backend = objtest.Backend[*pe.File]{Parse: pe.NewFile, NewBytes: NewBytes, New: New}
 
 func imageBase(pf *pe.File) uint64 {
 	switch oh := pf.OptionalHeader.(type) {
@@ -61,38 +49,23 @@ func wantSections(pf *pe.File) []objfile.SectionHeader {
 }
 
 func TestTargets(t *testing.T) {
-	for _, tg := range objtest.PE {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			pf, fromBytes, fromFile := opened(t, data)
-			want := wantSections(pf)
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				got, err := obj.Sections()
-				if err != nil {
-					t.Fatal(err)
-				}
-				objtest.CompareSections(t, got, want)
-				objtest.CompareData(t, obj, func(i int) ([]byte, error) {
-					b, err := pf.Sections[i].Data()
-					return b[:want[i].FileSize], err
-				})
-				if obj.Endian() != binary.LittleEndian {
-					t.Errorf("Endian() = %v", obj.Endian())
-				}
-				d := obj.(objfile.Describer)
-				if d.Format() != "pe" || d.Arch() != tg.GOARCH {
-					t.Errorf("Format, Arch = %q, %q; want pe, %q", d.Format(), d.Arch(), tg.GOARCH)
-				}
-				checkAddresses(t, obj, tg.GOARCH == "amd64")
-			}
-			objtest.CheckBytes(t, data, fromBytes)
-			// Long names come from the string table.
-			if objtest.FindSection(want, ".zdebug_info") < 0 && objtest.FindSection(want, ".debug_info") < 0 {
-				t.Errorf("no DWARF section with a long name")
-			}
-		})
-	}
+	backend.Run(t, objtest.PE, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*pe.File]) {
+		want := wantSections(o.Std)
+		for _, obj := range o.Objects() {
+			objtest.CheckSections(t, obj, want)
+			objtest.CompareData(t, obj, func(i int) ([]byte, error) {
+				b, err := o.Std.Sections[i].Data()
+				return b[:want[i].FileSize], err
+			})
+			objtest.CheckTarget(t, obj, "pe", tg)
+			checkAddresses(t, obj, tg.GOARCH == "amd64")
+		}
+		objtest.CheckBytes(t, o.Data, o.FromBytes)
+		// Long names come from the string table.
+		if objtest.FindSection(want, ".zdebug_info") < 0 && objtest.FindSection(want, ".debug_info") < 0 {
+			t.Errorf("no DWARF section with a long name")
+		}
+	})
 }
 
 // checkAddresses checks the section addresses against the linker's symbols:
@@ -120,48 +93,39 @@ func checkAddresses(t *testing.T, obj objfile.Object, is64 bool) {
 	objtest.CheckSymbolIn(t, obj, "main.work", objfile.SectionAlloc|objfile.SectionExec)
 }
 
-func TestSymbols(t *testing.T) {
-	for _, tg := range objtest.PE {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			pf, fromBytes, fromFile := opened(t, data)
-			want := map[string]uint64{}
-			for _, s := range pf.Symbols {
-				if s.StorageClass == symClassFile || s.Name == "" {
-					continue
-				}
-				var addr uint64
-				switch {
-				case s.SectionNumber > 0:
-					sect := pf.Sections[s.SectionNumber-1]
-					addr = imageBase(pf) + uint64(sect.VirtualAddress) + uint64(s.Value)
-				case s.SectionNumber == symAbsolute:
-					addr = uint64(s.Value)
-				default:
-					continue
-				}
-				if _, ok := want[s.Name]; !ok {
-					want[s.Name] = addr
-				}
-			}
-			if len(want) < 100 {
-				t.Fatalf("only %d symbols", len(want))
-			}
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				l := obj.(objfile.SymbolLookup)
-				for name, addr := range want {
-					s, err := l.LookupSymbol(name)
-					if err != nil || s != (objfile.Symbol{Name: name, Addr: addr}) {
-						t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", name, s, err, addr)
-					}
-				}
-				if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
-					t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
-				}
-			}
-		})
+// wantSymbols returns from debug/pe the symbols LookupSymbol must find:
+// the first of each name defined in a section or absolute. The test
+// program has over 100.
+func wantSymbols(t *testing.T, pf *pe.File) []objfile.Symbol {
+	t.Helper()
+	var want []objfile.Symbol
+	for _, s := range pf.Symbols {
+		if s.StorageClass == symClassFile || s.Name == "" {
+			continue
+		}
+		var addr uint64
+		switch {
+		case s.SectionNumber > 0:
+			sect := pf.Sections[s.SectionNumber-1]
+			addr = imageBase(pf) + uint64(sect.VirtualAddress) + uint64(s.Value)
+		case s.SectionNumber == symAbsolute:
+			addr = uint64(s.Value)
+		default:
+			continue
+		}
+		want = append(want, objfile.Symbol{Name: s.Name, Addr: addr})
 	}
+	want = objtest.FirstByName(want)
+	if len(want) < 100 {
+		t.Fatalf("only %d symbols", len(want))
+	}
+	return want
+}
+
+func TestSymbols(t *testing.T) {
+	backend.Run(t, objtest.PE, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*pe.File]) {
+		objtest.CompareSymbols(t, wantSymbols(t, o.Std), o.Objects()...)
+	})
 }
 
 func TestCorrupt(t *testing.T) {
