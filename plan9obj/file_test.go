@@ -3,7 +3,6 @@ package plan9obj
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	p9 "debug/plan9obj"
@@ -12,64 +11,43 @@ import (
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
-func opened(t *testing.T, data []byte) (pf *p9.File, fromBytes, fromFile objfile.Object) {
-	t.Helper()
-	pf, err := p9.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromBytes, err = NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pf, fromBytes, New(pf)
-}
+var backend = objtest.Backend[*p9.File]{Parse: p9.NewFile, NewBytes: NewBytes, New: New}
 
 func TestTargets(t *testing.T) {
-	for _, tg := range objtest.Plan9 {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			pf, fromBytes, fromFile := opened(t, data)
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				hs, err := obj.Sections()
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Sizes and offsets as debug/plan9obj has them.
-				for _, s := range pf.Sections {
-					i := objtest.FindSection(hs, s.Name)
-					if i < 0 {
-						t.Errorf("no section %q", s.Name)
-						continue
-					}
-					h := hs[i]
-					if h.Size != uint64(s.Size) || h.FileSize != uint64(s.Size) || h.Offset != uint64(s.Offset) {
-						t.Errorf("section %q = %+v; want size %#x at %#x", s.Name, h, s.Size, s.Offset)
-					}
-					want, _ := s.Data()
-					if got, err := obj.SectionData(i); err != nil || !bytes.Equal(got, want) {
-						t.Errorf("SectionData(%d) (%q) = %d bytes, %v; want %d bytes", i, s.Name, len(got), err, len(want))
-					}
-				}
-				if len(hs) != 6 || hs[bssSect].Name != "bss" || hs[bssSect].Size != uint64(pf.Bss) || hs[bssSect].FileSize != 0 {
-					t.Errorf("sections %+v: want 6, bss of size %#x", hs, pf.Bss)
-				}
-				if hs[textSect].Addr != pf.LoadAddress+pf.HdrSize {
-					t.Errorf("text at %#x, want %#x", hs[textSect].Addr, pf.LoadAddress+pf.HdrSize)
-				}
-				if obj.Endian() != binary.LittleEndian {
-					t.Errorf("Endian() = %v", obj.Endian())
-				}
-				d := obj.(objfile.Describer)
-				if d.Format() != "plan9" || d.Arch() != tg.GOARCH {
-					t.Errorf("Format, Arch = %q, %q; want plan9, %q", d.Format(), d.Arch(), tg.GOARCH)
-				}
-				checkAddresses(t, obj, pf.PtrSize)
+	backend.Run(t, objtest.Plan9, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*p9.File]) {
+		pf := o.Std
+		for _, obj := range o.Objects() {
+			hs, err := obj.Sections()
+			if err != nil {
+				t.Fatal(err)
 			}
-			objtest.CheckBytes(t, data, fromBytes)
-		})
-	}
+			// Sizes and offsets as debug/plan9obj has them.
+			for _, s := range pf.Sections {
+				i := objtest.FindSection(hs, s.Name)
+				if i < 0 {
+					t.Errorf("no section %q", s.Name)
+					continue
+				}
+				h := hs[i]
+				if h.Size != uint64(s.Size) || h.FileSize != uint64(s.Size) || h.Offset != uint64(s.Offset) {
+					t.Errorf("section %q = %+v; want size %#x at %#x", s.Name, h, s.Size, s.Offset)
+				}
+				want, _ := s.Data()
+				if got, err := obj.SectionData(i); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("SectionData(%d) (%q) = %d bytes, %v; want %d bytes", i, s.Name, len(got), err, len(want))
+				}
+			}
+			if len(hs) != 6 || hs[bssSect].Name != "bss" || hs[bssSect].Size != uint64(pf.Bss) || hs[bssSect].FileSize != 0 {
+				t.Errorf("sections %+v: want 6, bss of size %#x", hs, pf.Bss)
+			}
+			if hs[textSect].Addr != pf.LoadAddress+pf.HdrSize {
+				t.Errorf("text at %#x, want %#x", hs[textSect].Addr, pf.LoadAddress+pf.HdrSize)
+			}
+			objtest.CheckTarget(t, obj, "plan9", tg)
+			checkAddresses(t, obj, pf.PtrSize)
+		}
+		objtest.CheckBytes(t, o.Data, o.FromBytes)
+	})
 }
 
 // checkAddresses checks the section addresses against the linker's symbols:
@@ -109,39 +87,32 @@ func checkAddresses(t *testing.T, obj objfile.Object, ptrSize int) {
 	}
 }
 
-func TestSymbols(t *testing.T) {
-	for _, tg := range objtest.Plan9 {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			pf, fromBytes, fromFile := opened(t, data)
-			syms, err := pf.Symbols()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]p9.Sym{}
-			for _, s := range syms {
-				if _, ok := want[s.Name]; !ok && bytes.ContainsRune([]byte("TtLlDdBb"), s.Type) {
-					want[s.Name] = s
-				}
-			}
-			if len(want) < 100 {
-				t.Fatalf("only %d symbols", len(want))
-			}
-			for _, obj := range []objfile.Object{fromBytes, fromFile} {
-				l := obj.(objfile.SymbolLookup)
-				for name, w := range want {
-					s, err := l.LookupSymbol(name)
-					if err != nil || s != (objfile.Symbol{Name: name, Addr: w.Value}) {
-						t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", name, s, err, w.Value)
-					}
-				}
-				if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
-					t.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
-				}
-			}
-		})
+// wantSymbols returns from debug/plan9obj the symbols LookupSymbol must
+// find: the first text, data and bss symbol of each name. The test
+// program has over 100.
+func wantSymbols(t *testing.T, pf *p9.File) []objfile.Symbol {
+	t.Helper()
+	syms, err := pf.Symbols()
+	if err != nil {
+		t.Fatal(err)
 	}
+	var want []objfile.Symbol
+	for _, s := range syms {
+		if bytes.ContainsRune([]byte("TtLlDdBb"), s.Type) {
+			want = append(want, objfile.Symbol{Name: s.Name, Addr: s.Value})
+		}
+	}
+	want = objtest.FirstByName(want)
+	if len(want) < 100 {
+		t.Fatalf("only %d symbols", len(want))
+	}
+	return want
+}
+
+func TestSymbols(t *testing.T) {
+	backend.Run(t, objtest.Plan9, func(t *testing.T, tg objtest.Target, o *objtest.Opened[*p9.File]) {
+		objtest.CompareSymbols(t, wantSymbols(t, o.Std), o.Objects()...)
+	})
 }
 
 func TestCorrupt(t *testing.T) {
@@ -152,7 +123,7 @@ func TestCorrupt(t *testing.T) {
 		f(b)
 		return b
 	}
-	hs, _ := mustNew(t, orig).Sections()
+	hs, _ := backend.MustNewBytes(t, orig).Sections()
 	symsOff := hs[symsSect].Offset
 	withSyms := func(tab ...byte) []byte {
 		b := append(bytes.Clone(orig[:symsOff]), tab...)
@@ -190,13 +161,4 @@ func TestCorrupt(t *testing.T) {
 			t.Log(err)
 		})
 	}
-}
-
-func mustNew(t *testing.T, data []byte) objfile.Object {
-	t.Helper()
-	obj, err := NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }

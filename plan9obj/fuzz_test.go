@@ -11,23 +11,12 @@ func FuzzNewBytes(f *testing.F) {
 	for _, tg := range objtest.Plan9 {
 		fuzzseed.Add(f, objtest.Mini(f, objtest.Binary(f, tg)))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
-		if err != nil {
-			return
-		}
-		objtest.CheckBytes(t, data, obj)
-	})
+	f.Fuzz(backend.CheckNewBytes)
 }
 
 func TestMini(t *testing.T) {
-	data := objtest.Mini(t, objtest.Binary(t, objtest.Plan9AMD64))
-	obj, err := NewBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objtest.CheckBytes(t, data, obj)
-	if s, err := obj.(*File).LookupSymbol("runtime.text"); err != nil || s.Addr == 0 {
+	o := backend.OpenMini(t, objtest.Plan9AMD64)
+	if s, err := o.FromBytes.(*File).LookupSymbol("runtime.text"); err != nil || s.Addr == 0 {
 		t.Errorf("LookupSymbol(runtime.text) = %+v, %v", s, err)
 	}
 }
