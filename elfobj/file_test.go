@@ -20,14 +20,10 @@ func wantSections(ef *elf.File) []objfile.SectionHeader {
 			if p.Type != elf.PT_LOAD {
 				continue
 			}
-			h := objfile.SectionHeader{Addr: p.Vaddr, Size: p.Memsz, Offset: p.Off, FileSize: p.Filesz, Flags: objfile.SectionAlloc}
-			if p.Flags&elf.PF_X != 0 {
-				h.Flags |= objfile.SectionExec
-			}
-			if p.Flags&elf.PF_W != 0 {
-				h.Flags |= objfile.SectionWrite
-			}
-			want = append(want, h)
+			want = append(want, objfile.SectionHeader{
+				Addr: p.Vaddr, Size: p.Memsz, Offset: p.Off, FileSize: p.Filesz,
+				Flags: objtest.Flags(true, p.Flags&elf.PF_X != 0, p.Flags&elf.PF_W != 0),
+			})
 		}
 		return want
 	}
@@ -40,15 +36,7 @@ func wantSections(ef *elf.File) []objfile.SectionHeader {
 		if s.Type == elf.SHT_NOBITS {
 			h.FileSize = 0
 		}
-		if s.Flags&elf.SHF_ALLOC != 0 {
-			h.Flags |= objfile.SectionAlloc
-		}
-		if s.Flags&elf.SHF_EXECINSTR != 0 {
-			h.Flags |= objfile.SectionExec
-		}
-		if s.Flags&elf.SHF_WRITE != 0 {
-			h.Flags |= objfile.SectionWrite
-		}
+		h.Flags = objtest.Flags(s.Flags&elf.SHF_ALLOC != 0, s.Flags&elf.SHF_EXECINSTR != 0, s.Flags&elf.SHF_WRITE != 0)
 		want = append(want, h)
 	}
 	return want

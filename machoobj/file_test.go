@@ -27,15 +27,10 @@ func wantSections(mf *macho.File, base uint64) []objfile.SectionHeader {
 		if t := s.Flags & 0xff; t == 1 || t == 0xc || t == 0x12 {
 			h.FileSize = 0
 		}
-		if seg.Prot != 0 && s.Seg != "__DWARF" {
-			h.Flags |= objfile.SectionAlloc
-		}
-		if s.Seg == "__TEXT" && s.Flags&0x80000000 != 0 {
-			h.Flags |= objfile.SectionExec
-		}
-		if s.Seg == "__DATA" {
-			h.Flags |= objfile.SectionWrite
-		}
+		h.Flags = objtest.Flags(
+			seg.Prot != 0 && s.Seg != "__DWARF",
+			s.Seg == "__TEXT" && s.Flags&0x80000000 != 0, // S_ATTR_PURE_INSTRUCTIONS
+			s.Seg == "__DATA")
 		want = append(want, h)
 	}
 	return want

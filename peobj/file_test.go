@@ -34,15 +34,7 @@ func wantSections(pf *pe.File) []objfile.SectionHeader {
 			FileSize: uint64(min(s.VirtualSize, s.Size)),
 		}
 		c := s.Characteristics
-		if c&pe.IMAGE_SCN_MEM_DISCARDABLE == 0 {
-			h.Flags |= objfile.SectionAlloc
-		}
-		if c&pe.IMAGE_SCN_MEM_EXECUTE != 0 {
-			h.Flags |= objfile.SectionExec
-		}
-		if c&pe.IMAGE_SCN_MEM_WRITE != 0 {
-			h.Flags |= objfile.SectionWrite
-		}
+		h.Flags = objtest.Flags(c&pe.IMAGE_SCN_MEM_DISCARDABLE == 0, c&pe.IMAGE_SCN_MEM_EXECUTE != 0, c&pe.IMAGE_SCN_MEM_WRITE != 0)
 		want = append(want, h)
 	}
 	return want

@@ -80,6 +80,22 @@ func CheckTarget(tb testing.TB, obj objfile.Object, format string, tg Target) {
 	}
 }
 
+// Flags returns the flags of a section that is allocated, executable and
+// writable as alloc, exec and write say.
+func Flags(alloc, exec, write bool) objfile.SectionFlags {
+	var f objfile.SectionFlags
+	if alloc {
+		f |= objfile.SectionAlloc
+	}
+	if exec {
+		f |= objfile.SectionExec
+	}
+	if write {
+		f |= objfile.SectionWrite
+	}
+	return f
+}
+
 // CheckSections checks that the sections of obj are want.
 func CheckSections(tb testing.TB, obj objfile.Object, want []objfile.SectionHeader) {
 	tb.Helper()
