@@ -183,11 +183,7 @@ func TestNoSectionHeaders(t *testing.T) {
 func TestCorrupt(t *testing.T) {
 	orig := objtest.Binary(t, objtest.LinuxAMD64)
 	le := binary.LittleEndian
-	patch := func(f func(b []byte)) []byte {
-		b := bytes.Clone(orig)
-		f(b)
-		return b
-	}
+	patch := objtest.Patcher(orig)
 	shoff := le.Uint64(orig[40:])
 	tests := []struct {
 		name string

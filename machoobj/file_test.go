@@ -251,11 +251,7 @@ func TestSynthetic(t *testing.T) {
 func TestCorrupt(t *testing.T) {
 	orig := objtest.Binary(t, objtest.DarwinARM64)
 	le := binary.LittleEndian
-	patch := func(f func(b []byte)) []byte {
-		b := bytes.Clone(orig)
-		f(b)
-		return b
-	}
+	patch := objtest.Patcher(orig)
 	fat := objtest.Fat(t, orig[:0x1000], orig)
 	tests := []struct {
 		name     string

@@ -1,7 +1,6 @@
 package peobj
 
 import (
-	"bytes"
 	"debug/pe"
 	"encoding/binary"
 	"testing"
@@ -125,11 +124,7 @@ func TestCorrupt(t *testing.T) {
 	le := binary.LittleEndian
 	peOff := le.Uint32(orig[0x3c:])
 	fh := peOff + 4
-	patch := func(f func(b []byte)) []byte {
-		b := bytes.Clone(orig)
-		f(b)
-		return b
-	}
+	patch := objtest.Patcher(orig)
 	tests := []struct {
 		name     string
 		data     []byte

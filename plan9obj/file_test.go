@@ -118,11 +118,7 @@ func TestSymbols(t *testing.T) {
 func TestCorrupt(t *testing.T) {
 	orig := objtest.Binary(t, objtest.Plan9AMD64)
 	be := binary.BigEndian
-	patch := func(f func(b []byte)) []byte {
-		b := bytes.Clone(orig)
-		f(b)
-		return b
-	}
+	patch := objtest.Patcher(orig)
 	hs, _ := backend.MustNewBytes(t, orig).Sections()
 	symsOff := hs[symsSect].Offset
 	withSyms := func(tab ...byte) []byte {
