@@ -64,6 +64,21 @@ func (b *Backend[F]) Run(t *testing.T, targets []Target, test func(t *testing.T,
 	}
 }
 
+// RunSymbols runs a parallel subtest for each target that checks, with
+// CompareSymbols, that both objects find the symbols want reads from the
+// standard library's file: its defined symbols, in table order, of which
+// LookupSymbol finds the first of each name. The test program defines
+// many more than 100; fewer fail the test.
+func (b *Backend[F]) RunSymbols(t *testing.T, targets []Target, want func(t *testing.T, std F) []objfile.Symbol) {
+	b.Run(t, targets, func(t *testing.T, _ Target, o *Opened[F]) {
+		w := FirstByName(want(t, o.Std))
+		if len(w) < 100 {
+			t.Fatalf("only %d symbols", len(w))
+		}
+		CompareSymbols(t, w, o.Objects()...)
+	})
+}
+
 // OpenMini opens the Mini file of the test program built for tg, after
 // checking that it is at most 16 KiB and that the object NewBytes makes of
 // it keeps the invariants of CheckBytes.
