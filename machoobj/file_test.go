@@ -250,20 +250,16 @@ func TestCorrupt(t *testing.T) {
 	le := binary.LittleEndian
 	patch := objtest.Patcher(orig)
 	fat := objtest.Fat(t, orig[:0x1000], orig)
-	tests := []struct {
-		name     string
-		data     []byte
-		wantOpen bool
-	}{
-		{"empty", nil, false},
-		{"magic", orig[:4], false},
-		{"header", orig[:31], false},
-		{"sizeofcmds", patch(func(b []byte) { le.PutUint32(b[20:], 0xffffffff) }), false},
-		{"ncmds", patch(func(b []byte) { le.PutUint32(b[16:], 0xffffffff) }), false},
-		{"cmdsize", patch(func(b []byte) { le.PutUint32(b[36:], 4) }), false},
-		{"nsects", patch(func(b []byte) { le.PutUint32(b[32+64:], 0xffffffff) }), false},
-		{"headers only", orig[:0x1000], true},
-		{"symtab", patch(func(b []byte) {
+	files := []objtest.Corrupt{
+		{Name: "empty"},
+		{Name: "magic", Data: orig[:4]},
+		{Name: "header", Data: orig[:31]},
+		{Name: "sizeofcmds", Data: patch(func(b []byte) { le.PutUint32(b[20:], 0xffffffff) })},
+		{Name: "ncmds", Data: patch(func(b []byte) { le.PutUint32(b[16:], 0xffffffff) })},
+		{Name: "cmdsize", Data: patch(func(b []byte) { le.PutUint32(b[36:], 4) })},
+		{Name: "nsects", Data: patch(func(b []byte) { le.PutUint32(b[32+64:], 0xffffffff) })},
+		{Name: "headers only", Data: orig[:0x1000], WantOpen: true},
+		{Name: "symtab", Data: patch(func(b []byte) {
 			// Point every LC_SYMTAB past the end.
 			cmds := b[32 : 32+le.Uint32(b[20:])]
 			for len(cmds) >= 8 {
@@ -272,31 +268,21 @@ func TestCorrupt(t *testing.T) {
 				}
 				cmds = cmds[le.Uint32(cmds[4:]):]
 			}
-		}), true},
-		{"fat truncated", fat[:0x1000], false},
-		{"fat no arches", append([]byte{0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0}, make([]byte, 100)...), false},
-		{"fat many arches", append([]byte{0xca, 0xfe, 0xba, 0xbe, 0xff, 0xff, 0xff, 0xff}, make([]byte, 100)...), false},
+		}), WantOpen: true},
+		{Name: "fat truncated", Data: fat[:0x1000]},
+		{Name: "fat no arches", Data: append([]byte{0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0}, make([]byte, 100)...)},
+		{Name: "fat many arches", Data: append([]byte{0xca, 0xfe, 0xba, 0xbe, 0xff, 0xff, 0xff, 0xff}, make([]byte, 100)...)},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			obj, err := NewBytes(tt.data)
-			if errors.Is(err, ErrFat) {
-				var files []*File
-				files, err = NewFat(tt.data)
-				if err == nil {
-					obj = files[0]
-				}
+	// A universal file opens as its first architecture.
+	open := func(data []byte) (objfile.Object, error) {
+		obj, err := NewBytes(data)
+		if errors.Is(err, ErrFat) {
+			var files []*File
+			if files, err = NewFat(data); err == nil {
+				obj = files[0]
 			}
-			if (err == nil) != tt.wantOpen {
-				t.Fatalf("NewBytes: %v", err)
-			}
-			if err != nil {
-				t.Log(err)
-				return
-			}
-			objtest.CheckBytes(t, tt.data, obj)
-			_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
-			t.Log(err)
-		})
+		}
+		return obj, err
 	}
+	objtest.RunCorrupt(t, files, open, nil)
 }

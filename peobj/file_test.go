@@ -117,41 +117,24 @@ func TestCorrupt(t *testing.T) {
 	peOff := le.Uint32(orig[0x3c:])
 	fh := peOff + 4
 	patch := objtest.Patcher(orig)
-	tests := []struct {
-		name     string
-		data     []byte
-		wantOpen bool
-	}{
-		{"empty", nil, false},
-		{"MZ", orig[:2], false},
-		{"DOS header", orig[:0x40], false},
-		{"PE offset", patch(func(b []byte) { le.PutUint32(b[0x3c:], 0xffffffff) }), false},
-		{"signature", patch(func(b []byte) { b[peOff+1] = 'X' }), false},
-		{"file header", orig[:fh+10], false},
-		{"optional header size", patch(func(b []byte) { le.PutUint16(b[fh+16:], 0xffff) })[:0x1000], false},
-		{"optional header magic", patch(func(b []byte) { le.PutUint16(b[fh+20:], 0x30b) }), false},
-		{"section count", patch(func(b []byte) { le.PutUint16(b[fh+2:], 0xffff) }), false},
-		{"string table", patch(func(b []byte) { le.PutUint32(b[fh+8:], 0xfffffff0) }), true},
-		{"symbol count", patch(func(b []byte) { le.PutUint32(b[fh+12:], 0xffffffff) }), true},
-		{"headers only", orig[:0x600], true},
+	files := []objtest.Corrupt{
+		{Name: "empty"},
+		{Name: "MZ", Data: orig[:2]},
+		{Name: "DOS header", Data: orig[:0x40]},
+		{Name: "PE offset", Data: patch(func(b []byte) { le.PutUint32(b[0x3c:], 0xffffffff) })},
+		{Name: "signature", Data: patch(func(b []byte) { b[peOff+1] = 'X' })},
+		{Name: "file header", Data: orig[:fh+10]},
+		{Name: "optional header size", Data: patch(func(b []byte) { le.PutUint16(b[fh+16:], 0xffff) })[:0x1000]},
+		{Name: "optional header magic", Data: patch(func(b []byte) { le.PutUint16(b[fh+20:], 0x30b) })},
+		{Name: "section count", Data: patch(func(b []byte) { le.PutUint16(b[fh+2:], 0xffff) })},
+		{Name: "string table", Data: patch(func(b []byte) { le.PutUint32(b[fh+8:], 0xfffffff0) }), WantOpen: true},
+		{Name: "symbol count", Data: patch(func(b []byte) { le.PutUint32(b[fh+12:], 0xffffffff) }), WantOpen: true},
+		{Name: "headers only", Data: orig[:0x600], WantOpen: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			obj, err := NewBytes(tt.data)
-			if (err == nil) != tt.wantOpen {
-				t.Fatalf("NewBytes: %v", err)
-			}
-			if err != nil {
-				t.Log(err)
-				return
-			}
-			objtest.CheckBytes(t, tt.data, obj)
-			hs, _ := obj.Sections()
-			if objtest.FindSection(hs, ".rdata") < 0 {
-				t.Errorf("no .rdata in %+v", hs)
-			}
-			_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
-			t.Log(err)
-		})
-	}
+	objtest.RunCorrupt(t, files, NewBytes, func(t *testing.T, obj objfile.Object) {
+		hs, _ := obj.Sections()
+		if objtest.FindSection(hs, ".rdata") < 0 {
+			t.Errorf("no .rdata in %+v", hs)
+		}
+	})
 }

@@ -119,35 +119,18 @@ func TestCorrupt(t *testing.T) {
 		be.PutUint32(b[16:], uint32(len(tab)))
 		return b
 	}
-	tests := []struct {
-		name     string
-		data     []byte
-		wantOpen bool
-	}{
-		{"empty", nil, false},
-		{"magic", orig[:4], false},
-		{"short header", orig[:36], false},
-		{"bad magic", patch(func(b []byte) { be.PutUint32(b, 0x8a98) }), false},
-		{"header only", orig[:40], true},
-		{"huge text", patch(func(b []byte) { be.PutUint32(b[4:], 0xffffffff) }), true},
-		{"huge syms", patch(func(b []byte) { be.PutUint32(b[16:], 0xffffffff) }), true},
-		{"truncated symbols", orig[:symsOff+1000], true},
-		{"symbol type only", withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'T'|0x80), true},
-		{"unterminated name", withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'T'|0x80, 'a', 'b'), true},
-		{"file name", withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'z'|0x80, 0, 0, 1, 0, 0), true},
+	files := []objtest.Corrupt{
+		{Name: "empty"},
+		{Name: "magic", Data: orig[:4]},
+		{Name: "short header", Data: orig[:36]},
+		{Name: "bad magic", Data: patch(func(b []byte) { be.PutUint32(b, 0x8a98) })},
+		{Name: "header only", Data: orig[:40], WantOpen: true},
+		{Name: "huge text", Data: patch(func(b []byte) { be.PutUint32(b[4:], 0xffffffff) }), WantOpen: true},
+		{Name: "huge syms", Data: patch(func(b []byte) { be.PutUint32(b[16:], 0xffffffff) }), WantOpen: true},
+		{Name: "truncated symbols", Data: orig[:symsOff+1000], WantOpen: true},
+		{Name: "symbol type only", Data: withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'T'|0x80), WantOpen: true},
+		{Name: "unterminated name", Data: withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'T'|0x80, 'a', 'b'), WantOpen: true},
+		{Name: "file name", Data: withSyms(0, 0, 0, 0, 0, 0, 0, 1, 'z'|0x80, 0, 0, 1, 0, 0), WantOpen: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			obj, err := NewBytes(tt.data)
-			if (err == nil) != tt.wantOpen {
-				t.Fatalf("NewBytes: %v", err)
-			}
-			if err != nil {
-				return
-			}
-			objtest.CheckBytes(t, tt.data, obj)
-			_, err = obj.(objfile.SymbolLookup).LookupSymbol("no such symbol")
-			t.Log(err)
-		})
-	}
+	objtest.RunCorrupt(t, files, NewBytes, nil)
 }

@@ -1,7 +1,6 @@
 package objtest
 
 import (
-	"bytes"
 	"encoding/binary"
 	"testing"
 )
@@ -82,14 +81,4 @@ func fat(tb testing.TB, wide bool, thin [][]byte) []byte {
 		}
 	}
 	return out
-}
-
-// Patcher returns a function that returns a copy of data changed by f:
-// tests use it to damage a file.
-func Patcher(data []byte) func(f func(b []byte)) []byte {
-	return func(f func(b []byte)) []byte {
-		b := bytes.Clone(data)
-		f(b)
-		return b
-	}
 }
