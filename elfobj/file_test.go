@@ -141,41 +141,36 @@ func TestSymbols(t *testing.T) {
 // strip --strip-section-headers leaves it: its PT_LOAD segments are the
 // sections, and the pclntab is still where the symbols said.
 func TestNoSectionHeaders(t *testing.T) {
-	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxPPC64} {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			orig := objtest.Binary(t, tg)
-			data := objtest.StripSectionHeaders(t, orig)
-			o := backend.Open(t, data)
-			ef := o.Std
-			if len(ef.Sections) != 0 {
-				t.Fatalf("debug/elf sees %d sections", len(ef.Sections))
+	targets := []objtest.Target{objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxPPC64}
+	objtest.Run(t, targets, func(t *testing.T, tg objtest.Target, orig []byte) {
+		data := objtest.StripSectionHeaders(t, orig)
+		o := backend.Open(t, data)
+		ef := o.Std
+		if len(ef.Sections) != 0 {
+			t.Fatalf("debug/elf sees %d sections", len(ef.Sections))
+		}
+		want := wantSections(ef)
+		if len(want) < 2 {
+			t.Fatalf("only %d PT_LOAD segments", len(want))
+		}
+		for _, obj := range o.Objects() {
+			objtest.CheckSections(t, obj, want)
+			objtest.CompareData(t, obj, wantData(ef, data))
+			if _, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text"); !errors.Is(err, objfile.ErrNoSymbol) {
+				t.Errorf("LookupSymbol without section headers: %v, want ErrNoSymbol", err)
 			}
-			want := wantSections(ef)
-			if len(want) < 2 {
-				t.Fatalf("only %d PT_LOAD segments", len(want))
-			}
-			for _, obj := range o.Objects() {
-				objtest.CheckSections(t, obj, want)
-				objtest.CompareData(t, obj, wantData(ef, data))
-				if _, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text"); !errors.Is(err, objfile.ErrNoSymbol) {
-					t.Errorf("LookupSymbol without section headers: %v, want ErrNoSymbol", err)
-				}
-				if obj.(objfile.Describer).Arch() != tg.GOARCH {
-					t.Errorf("Arch() = %q", obj.(objfile.Describer).Arch())
-				}
-			}
-			objtest.CheckBytes(t, data, o.FromBytes)
+			objtest.CheckTarget(t, obj, "elf", tg)
+		}
+		objtest.CheckBytes(t, data, o.FromBytes)
 
-			withSyms := backend.MustNewBytes(t, orig)
-			s, err := withSyms.(objfile.SymbolLookup).LookupSymbol("runtime.pclntab")
-			if err != nil {
-				t.Fatal(err)
-			}
-			objtest.PclntabAt(t, o.FromBytes, s.Addr)
-			objtest.CheckSymbolIn(t, withSyms, "main.work", objfile.SectionExec)
-		})
-	}
+		withSyms := backend.MustNewBytes(t, orig)
+		s, err := withSyms.(objfile.SymbolLookup).LookupSymbol("runtime.pclntab")
+		if err != nil {
+			t.Fatal(err)
+		}
+		objtest.PclntabAt(t, o.FromBytes, s.Addr)
+		objtest.CheckSymbolIn(t, withSyms, "main.work", objfile.SectionExec)
+	})
 }
 
 // TestCorrupt checks that damaged headers give errors, not panics or huge

@@ -53,15 +53,11 @@ func (b *Backend[F]) MustNewBytes(tb testing.TB, data []byte) objfile.Object {
 	return obj
 }
 
-// Run runs test in a parallel subtest for each target, on the test program
-// built for it and opened by Open.
+// Run is like the package's Run, but test gets the program opened by Open.
 func (b *Backend[F]) Run(t *testing.T, targets []Target, test func(t *testing.T, tg Target, o *Opened[F])) {
-	for _, tg := range targets {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			test(t, tg, b.Open(t, Binary(t, tg)))
-		})
-	}
+	Run(t, targets, func(t *testing.T, tg Target, data []byte) {
+		test(t, tg, b.Open(t, data))
+	})
 }
 
 // RunSymbols runs a parallel subtest for each target that checks, with

@@ -126,6 +126,17 @@ func goBuild(goCmd string, t Target) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, "prog"))
 }
 
+// Run runs test in a parallel subtest for each target, on the test program
+// built for it.
+func Run(t *testing.T, targets []Target, test func(t *testing.T, tg Target, data []byte)) {
+	for _, tg := range targets {
+		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, tg, Binary(t, tg))
+		})
+	}
+}
+
 // Path writes the test program built for t into a temporary directory of
 // tb and returns its name.
 func Path(tb testing.TB, t Target) string {
