@@ -38,112 +38,77 @@ func wantFormat(t objtest.Target) (format string, typ Object) {
 	panic("unknown target " + t.Name)
 }
 
-func sameType(a, b any) bool {
-	switch a.(type) {
-	case *elfobj.File:
-		_, ok := b.(*elfobj.File)
-		return ok
-	case *machoobj.File:
-		_, ok := b.(*machoobj.File)
-		return ok
-	case *peobj.File:
-		_, ok := b.(*peobj.File)
-		return ok
-	case *plan9obj.File:
-		_, ok := b.(*plan9obj.File)
-		return ok
-	}
-	return false
-}
-
 func TestNewBytes(t *testing.T) {
-	for _, tg := range allTargets {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			data := objtest.Binary(t, tg)
-			obj, err := NewBytes(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			format, typ := wantFormat(tg)
-			if !sameType(obj, typ) {
-				t.Errorf("NewBytes returned a %T", obj)
-			}
-			d := obj.(Describer)
-			if d.Format() != format || d.Arch() != tg.GOARCH {
-				t.Errorf("Format, Arch = %q, %q; want %q, %q", d.Format(), d.Arch(), format, tg.GOARCH)
-			}
-			objtest.CheckBytes(t, data, obj)
-		})
-	}
+	objtest.Run(t, allTargets, func(t *testing.T, tg objtest.Target, data []byte) {
+		obj, err := NewBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format, typ := wantFormat(tg)
+		if reflect.TypeOf(obj) != reflect.TypeOf(typ) {
+			t.Errorf("NewBytes returned a %T, want %T", obj, typ)
+		}
+		objtest.CheckTarget(t, obj, format, tg)
+		objtest.CheckBytes(t, data, obj)
+	})
 }
 
 // TestOpen checks that Open gives what NewBytes gives, from a mapping, and
 // what happens at Close.
 func TestOpen(t *testing.T) {
 	targets := []objtest.Target{objtest.LinuxAMD64, objtest.LinuxStripped, objtest.DarwinARM64, objtest.Windows386, objtest.Plan9AMD64}
-	for _, tg := range targets {
-		t.Run(tg.Name, func(t *testing.T) {
-			t.Parallel()
-			name := objtest.Path(t, tg)
-			data := objtest.Binary(t, tg)
-			want, err := NewBytes(data)
-			if err != nil {
-				t.Fatal(err)
+	objtest.Run(t, targets, func(t *testing.T, tg objtest.Target, data []byte) {
+		want, err := NewBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := openFile(t, data)
+		if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && f.unmap == nil {
+			t.Error("file was read, not mapped")
+		}
+		objtest.CheckBytes(t, f.data, f)
+		wantHs, _ := want.Sections()
+		objtest.CheckSections(t, f, wantHs)
+		objtest.CompareData(t, f, want.SectionData)
+		d := want.(Describer)
+		if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
+			t.Errorf("Format, Arch, Endian = %q, %q, %v; want %q, %q, %v",
+				f.Format(), f.Arch(), f.Endian(), d.Format(), d.Arch(), want.Endian())
+		}
+		for _, sym := range []string{"runtime.text", "main.work", "no.such.symbol"} {
+			got, err := f.LookupSymbol(sym)
+			w, werr := want.(SymbolLookup).LookupSymbol(sym)
+			if got != w || (err == nil) != (werr == nil) {
+				t.Errorf("LookupSymbol(%q) = %+v, %v; want %+v, %v", sym, got, err, w, werr)
 			}
-			f, err := Open(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && f.unmap == nil {
-				t.Error("file was read, not mapped")
-			}
-			objtest.CheckBytes(t, f.data, f)
-			hs, err := f.Sections()
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantHs, _ := want.Sections()
-			objtest.CompareSections(t, hs, wantHs)
-			objtest.CompareData(t, f, want.SectionData)
-			d := want.(Describer)
-			if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
-				t.Errorf("Format, Arch, Endian = %q, %q, %v; want %q, %q, %v",
-					f.Format(), f.Arch(), f.Endian(), d.Format(), d.Arch(), want.Endian())
-			}
-			for _, sym := range []string{"runtime.text", "main.work", "no.such.symbol"} {
-				got, err := f.LookupSymbol(sym)
-				w, werr := want.(SymbolLookup).LookupSymbol(sym)
-				if got != w || (err == nil) != (werr == nil) {
-					t.Errorf("LookupSymbol(%q) = %+v, %v; want %+v, %v", sym, got, err, w, werr)
-				}
-			}
+		}
 
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.Sections(); !errors.Is(err, fs.ErrClosed) {
-				t.Errorf("Sections after Close: %v", err)
-			}
-			if _, err := f.SectionData(0); !errors.Is(err, fs.ErrClosed) {
-				t.Errorf("SectionData after Close: %v", err)
-			}
-			if _, err := f.LookupSymbol("runtime.text"); !errors.Is(err, fs.ErrClosed) {
-				t.Errorf("LookupSymbol after Close: %v", err)
-			}
-			if err := f.Close(); !errors.Is(err, fs.ErrClosed) {
-				t.Errorf("second Close: %v", err)
-			}
-			if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
-				t.Errorf("Format, Arch, Endian changed at Close")
-			}
-		})
-	}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Sections(); !errors.Is(err, fs.ErrClosed) {
+			t.Errorf("Sections after Close: %v", err)
+		}
+		if _, err := f.SectionData(0); !errors.Is(err, fs.ErrClosed) {
+			t.Errorf("SectionData after Close: %v", err)
+		}
+		if _, err := f.LookupSymbol("runtime.text"); !errors.Is(err, fs.ErrClosed) {
+			t.Errorf("LookupSymbol after Close: %v", err)
+		}
+		if err := f.Close(); !errors.Is(err, fs.ErrClosed) {
+			t.Errorf("second Close: %v", err)
+		}
+		if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
+			t.Errorf("Format, Arch, Endian changed at Close")
+		}
+	})
 }
 
-func TestNoSectionHeaders(t *testing.T) {
-	data := objtest.StripSectionHeaders(t, objtest.Binary(t, objtest.LinuxARM64))
-	name := filepath.Join(t.TempDir(), "headerless")
+// openFile writes data to a file in a temporary directory and opens it
+// with Open.
+func openFile(t *testing.T, data []byte) *File {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "obj")
 	if err := os.WriteFile(name, data, 0o666); err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +116,11 @@ func TestNoSectionHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+func TestNoSectionHeaders(t *testing.T) {
+	f := openFile(t, objtest.StripSectionHeaders(t, objtest.Binary(t, objtest.LinuxARM64)))
 	defer f.Close()
 	hs, _ := f.Sections()
 	if len(hs) == 0 {
@@ -187,14 +157,7 @@ func TestFat(t *testing.T) {
 		}
 		objtest.CheckBytes(t, fat, obj)
 
-		name := filepath.Join(t.TempDir(), "fat")
-		if err := os.WriteFile(name, fat, 0o666); err != nil {
-			t.Fatal(err)
-		}
-		f, err := Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := openFile(t, fat)
 		if f.Arch() != want || f.Format() != "macho" {
 			t.Errorf("Open of a universal file chose %s %s, want macho %s", f.Format(), f.Arch(), want)
 		}
