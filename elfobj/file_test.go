@@ -66,6 +66,7 @@ func wantData(ef *elf.File, data []byte) func(int) ([]byte, error) {
 	}
 }
 
+// backend describes this package to the shared tests of objtest.
 var backend = objtest.Backend[*elf.File]{Parse: elf.NewFile, NewBytes: NewBytes, New: New}
 
 func TestTargets(t *testing.T) {

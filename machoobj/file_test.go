@@ -46,6 +46,7 @@ func wantData(mf *macho.File, want []objfile.SectionHeader) func(int) ([]byte, e
 	}
 }
 
+// backend describes this package to the shared tests of objtest.
 var backend = objtest.Backend[*macho.File]{Parse: macho.NewFile, NewBytes: NewBytes, New: New}
 
 func TestTargets(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
+// backend describes this package to the shared tests of objtest.
 var backend = objtest.Backend[*pe.File]{Parse: pe.NewFile, NewBytes: NewBytes, New: New}
 
 func imageBase(pf *pe.File) uint64 {

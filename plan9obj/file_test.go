@@ -11,6 +11,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
+// backend describes this package to the shared tests of objtest.
 var backend = objtest.Backend[*p9.File]{Parse: p9.NewFile, NewBytes: NewBytes, New: New}
 
 func TestTargets(t *testing.T) {
