@@ -153,11 +153,3 @@ func inlineTree(fn gosym.Function) (*inlineCall, error) {
 	}
 	return root, nil
 }
-
-// fileLine formats file:line for text output, with "?" for an unknown file.
-func fileLine(file string, line uint32) string {
-	if file == "" {
-		file = "?"
-	}
-	return fmt.Sprintf("%s:%d", file, line)
-}

@@ -557,6 +557,14 @@ func baseName(file string) string {
 	return filepath.Base(file)
 }
 
+// fileLine formats file:line for text output, with "?" for an unknown file.
+func fileLine(file string, line uint32) string {
+	if file == "" {
+		file = "?"
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
 // hex formats an address for JSON.
 func hex(pc uint64) string { return fmt.Sprintf("%#x", pc) }
 
