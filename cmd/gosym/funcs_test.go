@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -13,21 +12,6 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/oracle"
 )
-
-// parseFuncs parses the output of funcs -json.
-func parseFuncs(t testing.TB, out string) []funcJSON {
-	t.Helper()
-	var fs []funcJSON
-	dec := json.NewDecoder(strings.NewReader(out))
-	for dec.More() {
-		var f funcJSON
-		if err := dec.Decode(&f); err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, f)
-	}
-	return fs
-}
 
 // TestFuncsStdlib compares funcs with debug/gosym's function table for the
 // corpus: entries, ends and names, and the file and line at each entry.
@@ -47,7 +31,7 @@ func TestFuncsStdlib(t *testing.T) {
 			}
 			want := std.Funcs()
 			text := mustRun(t, "", "funcs", b.Path)
-			got := parseFuncs(t, mustRun(t, "", "funcs", "-json", b.Path))
+			got := mustRunJSON[funcJSON](t, "funcs", "-json", b.Path)
 			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			if len(got) != len(want) || len(lines) != len(want) {
 				t.Fatalf("%d functions (%d lines of text), debug/gosym has %d", len(got), len(lines), len(want))
@@ -96,7 +80,7 @@ func TestFuncsStdlib(t *testing.T) {
 // runtime, and against the source for the line of a func keyword.
 func TestFuncsRuntime(t *testing.T) {
 	path := selfPath(t)
-	got := parseFuncs(t, mustRun(t, "", "funcs", "-json", "-match", `^github\.com/gosym-dev/gosym/cmd/gosym\.`, path))
+	got := mustRunJSON[funcJSON](t, "funcs", "-json", "-match", `^github\.com/gosym-dev/gosym/cmd/gosym\.`, path)
 	if len(got) < 50 {
 		t.Fatalf("only %d functions of package main", len(got))
 	}

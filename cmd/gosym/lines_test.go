@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -50,27 +49,13 @@ func dwarfCorpus(t *testing.T) []dwarfBinary {
 func mainFuncs(t *testing.T, path string) []string {
 	t.Helper()
 	var names []string
-	for _, f := range parseFuncs(t, mustRun(t, "", "funcs", "-json", "-match", `^main\.`, path)) {
+	for _, f := range mustRunJSON[funcJSON](t, "funcs", "-json", "-match", `^main\.`, path) {
 		names = append(names, f.Name)
 	}
 	if len(names) < 10 {
 		t.Fatalf("only %d functions main.*", len(names))
 	}
 	return names
-}
-
-func parseLines(t testing.TB, out string) []lineJSON {
-	t.Helper()
-	var ls []lineJSON
-	dec := json.NewDecoder(strings.NewReader(out))
-	for dec.More() {
-		var l lineJSON
-		if err := dec.Decode(&l); err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-	}
-	return ls
 }
 
 func mustAddr(t testing.TB, s string) uint64 {
@@ -92,7 +77,7 @@ func TestLinesDWARF(t *testing.T) {
 			checked, inlined := 0, 0
 			for _, name := range mainFuncs(t, b.Path) {
 				text := mustRun(t, "", "lines", b.Path, name)
-				ls := parseLines(t, mustRun(t, "", "lines", "-json", b.Path, name))
+				ls := mustRunJSON[lineJSON](t, "lines", "-json", b.Path, name)
 				tl := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 				if len(tl) != len(ls) {
 					t.Fatalf("%s: %d lines of text, %d JSON objects", name, len(tl), len(ls))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +35,22 @@ func mustRun(t testing.TB, stdin string, args ...string) string {
 		t.Fatalf("gosym %s: status %d, stderr:\n%s", strings.Join(args, " "), status, errOut)
 	}
 	return out
+}
+
+// mustRunJSON runs the command as mustRun does, with args that ask for JSON
+// Lines, and decodes its output into one T per object.
+func mustRunJSON[T any](t testing.TB, args ...string) []T {
+	t.Helper()
+	var vs []T
+	dec := json.NewDecoder(strings.NewReader(mustRun(t, "", args...)))
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 // selfPath returns the path of the running test binary.
