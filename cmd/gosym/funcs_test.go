@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"reflect"
@@ -80,12 +79,12 @@ func TestFuncsStdlib(t *testing.T) {
 // runtime, and against the source for the line of a func keyword.
 func TestFuncsRuntime(t *testing.T) {
 	path := selfPath(t)
-	got := mustRunJSON[funcJSON](t, "funcs", "-json", "-match", `^github\.com/gosym-dev/gosym/cmd/gosym\.`, path)
+	got := mustRunJSON[funcJSON](t, "funcs", "-json", "-match", "^"+regexp.QuoteMeta(pkg), path)
 	if len(got) < 50 {
 		t.Fatalf("only %d functions of package main", len(got))
 	}
 	tab := openTable(t, path)
-	fn, err := tab.LookupFunction("github.com/gosym-dev/gosym/cmd/gosym.run")
+	fn, err := tab.LookupFunction(pkg + "run")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,28 +108,16 @@ func TestFuncsRuntime(t *testing.T) {
 	// The func keyword of run, found in the source.
 	var runJSON *funcJSON
 	for i := range got {
-		if got[i].Name == "github.com/gosym-dev/gosym/cmd/gosym.run" {
+		if got[i].Name == pkg+"run" {
 			runJSON = &got[i]
 		}
 	}
 	if runJSON == nil {
 		t.Fatal("funcs does not list run")
 	}
-	src, err := os.Open(runJSON.File)
-	if err != nil {
-		t.Skip(err)
+	if n := funcLine(t, runJSON.File, "run"); fmt.Sprint(runJSON.StartLine) != n {
+		t.Errorf("run: start line %d, but its func keyword is on line %s of %s", runJSON.StartLine, n, runJSON.File)
 	}
-	defer src.Close()
-	sc := bufio.NewScanner(src)
-	for n := 1; sc.Scan(); n++ {
-		if strings.HasPrefix(sc.Text(), "func run(") {
-			if runJSON.StartLine != uint32(n) {
-				t.Errorf("run: start line %d, but its func keyword is on line %d of %s", runJSON.StartLine, n, runJSON.File)
-			}
-			return
-		}
-	}
-	t.Errorf("no func run in %s", runJSON.File)
 }
 
 func TestFuncsMatch(t *testing.T) {

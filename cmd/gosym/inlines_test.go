@@ -93,7 +93,6 @@ func TestInlinesDWARF(t *testing.T) {
 // source of this package.
 func TestInlinesSelf(t *testing.T) {
 	path := selfPath(t)
-	const pkg = "github.com/gosym-dev/gosym/cmd/gosym."
 	out := mustRun(t, "", "inlines", path, pkg+"callInlined")
 	file := sourceFile(t, path, pkg+"callInlined")
 	want := pkg + "inlinedMiddle\t" + file + ":" + funcLine(t, file, "inlinedMiddle") + "\n" +

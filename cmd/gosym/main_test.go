@@ -17,6 +17,9 @@ import (
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
+// pkg prefixes the symbol names of the functions of this package.
+const pkg = "github.com/gosym-dev/gosym/cmd/gosym."
+
 // gosymCmd runs the command in-process with args and the given standard
 // input, and returns its outputs and exit status.
 func gosymCmd(t testing.TB, stdin string, args ...string) (stdout, stderr string, status int) {
