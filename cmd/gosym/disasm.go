@@ -35,6 +35,8 @@ It decodes amd64, 386, arm64, arm, ppc64 and ppc64le code.
 		return status
 	}
 	defer b.Close()
+	// An architecture disasm cannot decode is reported before FUNC is
+	// looked up, so this is not openFunc.
 	dec, err := decoderFor(b.obj)
 	if err != nil {
 		return errorf(stderr, "%s: %v", b.path, err)

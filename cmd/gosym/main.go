@@ -522,6 +522,8 @@ func (b *exe) lookupFunc(arg string) (gosym.Function, error) {
 // positional argument, for the commands invoked as "gosym CMD BINARY ...".
 // When it returns a nil exe, it has printed the usage or the error, and
 // the command should return status; otherwise the caller closes b.
+// Commands that check their flags between the two steps call parse and
+// openBinary themselves.
 func (f *flags) open(args []string, min, max int, stdout, stderr io.Writer) (b *exe, pos []string, status int) {
 	pos, status, ok := f.parse(args, min, max, stdout, stderr)
 	if !ok {
