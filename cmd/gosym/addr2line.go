@@ -22,13 +22,9 @@ makes the exit status 1 at the end.
 `)
 	inlines := f.Bool("inlines", false, "print every frame of the inline stack, innermost first")
 	jsonOut := f.Bool("json", false, "write one JSON object per address, with every frame (see the command doc)")
-	pos, status, ok := f.parse(args, 1, -1, stdout, stderr)
-	if !ok {
+	b, pos, status := f.open(args, 1, -1, stdout, stderr)
+	if b == nil {
 		return status
-	}
-	b, err := openBinary(pos[0])
-	if err != nil {
-		return errorf(stderr, "%v", err)
 	}
 	defer b.Close()
 

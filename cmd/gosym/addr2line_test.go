@@ -330,7 +330,7 @@ func TestAddr2lineRuntime(t *testing.T) {
 	pcs = pcs[:callInlined(pcs)]
 
 	// A PIE may be loaded elsewhere than it was linked.
-	fn, err := tab.LookupFunction("github.com/gosym-dev/gosym/cmd/gosym.callInlined")
+	fn, err := tab.LookupFunction(pkg + "callInlined")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,15 +30,13 @@ first, each frame with the position of the call to the next:
 
 It decodes amd64, 386, arm64, arm, ppc64 and ppc64le code.
 `)
-	pos, status, ok := f.parse(args, 2, 2, stdout, stderr)
-	if !ok {
+	b, pos, status := f.open(args, 2, 2, stdout, stderr)
+	if b == nil {
 		return status
 	}
-	b, err := openBinary(pos[0])
-	if err != nil {
-		return errorf(stderr, "%v", err)
-	}
 	defer b.Close()
+	// An architecture disasm cannot decode is reported before FUNC is
+	// looked up, so this is not openFunc.
 	dec, err := decoderFor(b.obj)
 	if err != nil {
 		return errorf(stderr, "%s: %v", b.path, err)

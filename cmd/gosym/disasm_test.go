@@ -149,8 +149,7 @@ func TestDisasmObjdumpArch(t *testing.T) {
 
 func TestDisasmInlineComments(t *testing.T) {
 	path := selfPath(t)
-	out := mustRun(t, "", "disasm", path, "github.com/gosym-dev/gosym/cmd/gosym.callInlined")
-	const pkg = "github.com/gosym-dev/gosym/cmd/gosym."
+	out := mustRun(t, "", "disasm", path, pkg+"callInlined")
 	file := sourceFile(t, path, pkg+"callInlined")
 	want := "  ; " + pkg + "callInlined addr2line_test.go:" + lineOf(t, file, "return inlinedMiddle(pcs)") +
 		" > " + pkg + "inlinedMiddle addr2line_test.go:" + lineOf(t, file, "return inlinedLeaf(pcs)") +

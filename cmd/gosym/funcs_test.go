@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -13,21 +11,6 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/oracle"
 )
-
-// parseFuncs parses the output of funcs -json.
-func parseFuncs(t testing.TB, out string) []funcJSON {
-	t.Helper()
-	var fs []funcJSON
-	dec := json.NewDecoder(strings.NewReader(out))
-	for dec.More() {
-		var f funcJSON
-		if err := dec.Decode(&f); err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, f)
-	}
-	return fs
-}
 
 // TestFuncsStdlib compares funcs with debug/gosym's function table for the
 // corpus: entries, ends and names, and the file and line at each entry.
@@ -47,7 +30,7 @@ func TestFuncsStdlib(t *testing.T) {
 			}
 			want := std.Funcs()
 			text := mustRun(t, "", "funcs", b.Path)
-			got := parseFuncs(t, mustRun(t, "", "funcs", "-json", b.Path))
+			got := mustRunJSON[funcJSON](t, "funcs", "-json", b.Path)
 			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			if len(got) != len(want) || len(lines) != len(want) {
 				t.Fatalf("%d functions (%d lines of text), debug/gosym has %d", len(got), len(lines), len(want))
@@ -96,12 +79,12 @@ func TestFuncsStdlib(t *testing.T) {
 // runtime, and against the source for the line of a func keyword.
 func TestFuncsRuntime(t *testing.T) {
 	path := selfPath(t)
-	got := parseFuncs(t, mustRun(t, "", "funcs", "-json", "-match", `^github\.com/gosym-dev/gosym/cmd/gosym\.`, path))
+	got := mustRunJSON[funcJSON](t, "funcs", "-json", "-match", "^"+regexp.QuoteMeta(pkg), path)
 	if len(got) < 50 {
 		t.Fatalf("only %d functions of package main", len(got))
 	}
 	tab := openTable(t, path)
-	fn, err := tab.LookupFunction("github.com/gosym-dev/gosym/cmd/gosym.run")
+	fn, err := tab.LookupFunction(pkg + "run")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,28 +108,16 @@ func TestFuncsRuntime(t *testing.T) {
 	// The func keyword of run, found in the source.
 	var runJSON *funcJSON
 	for i := range got {
-		if got[i].Name == "github.com/gosym-dev/gosym/cmd/gosym.run" {
+		if got[i].Name == pkg+"run" {
 			runJSON = &got[i]
 		}
 	}
 	if runJSON == nil {
 		t.Fatal("funcs does not list run")
 	}
-	src, err := os.Open(runJSON.File)
-	if err != nil {
-		t.Skip(err)
+	if n := funcLine(t, runJSON.File, "run"); fmt.Sprint(runJSON.StartLine) != n {
+		t.Errorf("run: start line %d, but its func keyword is on line %s of %s", runJSON.StartLine, n, runJSON.File)
 	}
-	defer src.Close()
-	sc := bufio.NewScanner(src)
-	for n := 1; sc.Scan(); n++ {
-		if strings.HasPrefix(sc.Text(), "func run(") {
-			if runJSON.StartLine != uint32(n) {
-				t.Errorf("run: start line %d, but its func keyword is on line %d of %s", runJSON.StartLine, n, runJSON.File)
-			}
-			return
-		}
-	}
-	t.Errorf("no func run in %s", runJSON.File)
 }
 
 func TestFuncsMatch(t *testing.T) {

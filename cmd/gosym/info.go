@@ -41,13 +41,9 @@ number of functions and files, the text range), and says whether the binary
 is stripped: whether it lacks a symbol table.
 `)
 	jsonOut := f.Bool("json", false, "write a JSON object (see the command doc for its fields)")
-	pos, status, ok := f.parse(args, 1, 1, stdout, stderr)
-	if !ok {
+	b, _, status := f.open(args, 1, 1, stdout, stderr)
+	if b == nil {
 		return status
-	}
-	b, err := openBinary(pos[0])
-	if err != nil {
-		return errorf(stderr, "%v", err)
 	}
 	defer b.Close()
 

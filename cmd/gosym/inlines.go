@@ -37,19 +37,11 @@ PC ranges of its instructions and of the calls inlined into it.
 `)
 	jsonOut := f.Bool("json", false, "write one JSON object per line (see the command doc)")
 	tree := f.Bool("tree", false, "print the tree of inlined calls with call sites and PC ranges")
-	pos, status, ok := f.parse(args, 2, 2, stdout, stderr)
-	if !ok {
+	b, fn, status := f.openFunc(args, stdout, stderr)
+	if b == nil {
 		return status
 	}
-	b, err := openBinary(pos[0])
-	if err != nil {
-		return errorf(stderr, "%v", err)
-	}
 	defer b.Close()
-	fn, err := b.lookupFunc(pos[1])
-	if err != nil {
-		return errorf(stderr, "%v", err)
-	}
 
 	w := bufio.NewWriter(stdout)
 	enc := newJSONLines(w)
@@ -160,12 +152,4 @@ func inlineTree(fn gosym.Function) (*inlineCall, error) {
 		}
 	}
 	return root, nil
-}
-
-// fileLine formats file:line for text output, with "?" for an unknown file.
-func fileLine(file string, line uint32) string {
-	if file == "" {
-		file = "?"
-	}
-	return fmt.Sprintf("%s:%d", file, line)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"reflect"
 	"strconv"
@@ -30,18 +29,13 @@ func TestInlinesDWARF(t *testing.T) {
 					fn, fl, _ := strings.Cut(line, "\t")
 					listed[oracle.NormalizeName(fn)] = fl
 				}
-				dec := json.NewDecoder(strings.NewReader(mustRun(t, "", "inlines", "-json", b.Path, name)))
-				for dec.More() {
-					var in inlineJSON
-					if err := dec.Decode(&in); err != nil {
-						t.Fatal(err)
-					}
+				for _, in := range mustRunJSON[inlineJSON](t, "inlines", "-json", b.Path, name) {
 					if listed[oracle.NormalizeName(in.Name)] != fileLine(in.File, in.StartLine) {
 						t.Errorf("%s: inlines -json %+v, text %q", name, in, listed[in.Name])
 					}
 				}
 				inDWARF := map[string]bool{}
-				for _, l := range parseLines(t, mustRun(t, "", "lines", "-json", b.Path, name)) {
+				for _, l := range mustRunJSON[lineJSON](t, "lines", "-json", b.Path, name) {
 					frames, ok := b.dwarf.Frames(mustAddr(t, l.Lo), nil)
 					if !ok {
 						continue
@@ -60,13 +54,8 @@ func TestInlinesDWARF(t *testing.T) {
 				// The tree: at the start of each range of a call,
 				// DWARF's inline stack has the callee at that depth,
 				// called from the call site.
-				dec = json.NewDecoder(strings.NewReader(mustRun(t, "", "inlines", "-tree", "-json", b.Path, name)))
 				treeNames := map[string]bool{}
-				for dec.More() {
-					var c inlineCallJSON
-					if err := dec.Decode(&c); err != nil {
-						t.Fatal(err)
-					}
+				for _, c := range mustRunJSON[inlineCallJSON](t, "inlines", "-tree", "-json", b.Path, name) {
 					nodes++
 					treeNames[oracle.NormalizeName(c.Name)] = true
 					for _, r := range c.Ranges {
@@ -104,7 +93,6 @@ func TestInlinesDWARF(t *testing.T) {
 // source of this package.
 func TestInlinesSelf(t *testing.T) {
 	path := selfPath(t)
-	const pkg = "github.com/gosym-dev/gosym/cmd/gosym."
 	out := mustRun(t, "", "inlines", path, pkg+"callInlined")
 	file := sourceFile(t, path, pkg+"callInlined")
 	want := pkg + "inlinedMiddle\t" + file + ":" + funcLine(t, file, "inlinedMiddle") + "\n" +
@@ -129,7 +117,7 @@ func TestInlinesSelf(t *testing.T) {
 // sourceFile returns the source file of the named function.
 func sourceFile(t *testing.T, path, name string) string {
 	t.Helper()
-	fs := parseFuncs(t, mustRun(t, "", "funcs", "-json", "-match", "^"+strings.ReplaceAll(name, ".", `\.`)+"$", path))
+	fs := mustRunJSON[funcJSON](t, "funcs", "-json", "-match", "^"+strings.ReplaceAll(name, ".", `\.`)+"$", path)
 	if len(fs) != 1 {
 		t.Fatalf("funcs %s: %v", name, fs)
 	}

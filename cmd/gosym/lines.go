@@ -27,19 +27,11 @@ FUNC itself), FILE:LINE and, for inlined code, PARENTPC, a PC whose location
 is the call site; separated by tabs.
 `)
 	jsonOut := f.Bool("json", false, "write one JSON object per range (see the command doc)")
-	pos, status, ok := f.parse(args, 2, 2, stdout, stderr)
-	if !ok {
+	b, fn, status := f.openFunc(args, stdout, stderr)
+	if b == nil {
 		return status
 	}
-	b, err := openBinary(pos[0])
-	if err != nil {
-		return errorf(stderr, "%v", err)
-	}
 	defer b.Close()
-	fn, err := b.lookupFunc(pos[1])
-	if err != nil {
-		return errorf(stderr, "%v", err)
-	}
 	lines, err := fn.Lines(gosym.LinesResult{})
 	if err != nil {
 		return errorf(stderr, "%v", fileError(b.path, err))

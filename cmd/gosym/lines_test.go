@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/oracle"
@@ -17,32 +15,25 @@ type dwarfBinary struct {
 	dwarf *oracle.DWARF
 }
 
-var dwarfOnce sync.Once
-var dwarfBins []dwarfBinary
-
 // dwarfCorpus returns the corpus binaries whose DWARF the tests compare
 // with: of the first release with inlined calls in both the pclntab and
 // DWARF, of a middle one, and of the installed one.
 func dwarfCorpus(t *testing.T) []dwarfBinary {
 	t.Helper()
-	dwarfOnce.Do(func() {
-		for _, name := range []string{"go1.12.17.linux-amd64", "go1.21.13.linux-amd64", "go1.26.8.linux-amd64"} {
-			b := corpusEntry(t, name)
-			data, err := os.ReadFile(b.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := oracle.NewDWARF(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dwarfBins = append(dwarfBins, dwarfBinary{b, d})
+	var bins []dwarfBinary
+	for _, name := range []string{"go1.12.17.linux-amd64", "go1.20.14.linux-amd64", "go1.26.8.linux-amd64"} {
+		b := corpusEntry(t, name)
+		data, err := os.ReadFile(b.Path)
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	if len(dwarfBins) == 0 {
-		t.Skip("no DWARF binaries")
+		d, err := oracle.NewDWARF(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bins = append(bins, dwarfBinary{b, d})
 	}
-	return dwarfBins
+	return bins
 }
 
 // mainFuncs returns the names of the test program's own functions in the
@@ -50,27 +41,13 @@ func dwarfCorpus(t *testing.T) []dwarfBinary {
 func mainFuncs(t *testing.T, path string) []string {
 	t.Helper()
 	var names []string
-	for _, f := range parseFuncs(t, mustRun(t, "", "funcs", "-json", "-match", `^main\.`, path)) {
+	for _, f := range mustRunJSON[funcJSON](t, "funcs", "-json", "-match", `^main\.`, path) {
 		names = append(names, f.Name)
 	}
 	if len(names) < 10 {
 		t.Fatalf("only %d functions main.*", len(names))
 	}
 	return names
-}
-
-func parseLines(t testing.TB, out string) []lineJSON {
-	t.Helper()
-	var ls []lineJSON
-	dec := json.NewDecoder(strings.NewReader(out))
-	for dec.More() {
-		var l lineJSON
-		if err := dec.Decode(&l); err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-	}
-	return ls
 }
 
 func mustAddr(t testing.TB, s string) uint64 {
@@ -92,7 +69,7 @@ func TestLinesDWARF(t *testing.T) {
 			checked, inlined := 0, 0
 			for _, name := range mainFuncs(t, b.Path) {
 				text := mustRun(t, "", "lines", b.Path, name)
-				ls := parseLines(t, mustRun(t, "", "lines", "-json", b.Path, name))
+				ls := mustRunJSON[lineJSON](t, "lines", "-json", b.Path, name)
 				tl := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 				if len(tl) != len(ls) {
 					t.Fatalf("%s: %d lines of text, %d JSON objects", name, len(tl), len(ls))

@@ -518,12 +518,53 @@ func (b *exe) lookupFunc(arg string) (gosym.Function, error) {
 	return f, errors.New(msg)
 }
 
+// open parses args as parse does and opens the binary named by the first
+// positional argument, for the commands invoked as "gosym CMD BINARY ...".
+// When it returns a nil exe, it has printed the usage or the error, and
+// the command should return status; otherwise the caller closes b.
+// Commands that check their flags between the two steps call parse and
+// openBinary themselves.
+func (f *flags) open(args []string, min, max int, stdout, stderr io.Writer) (b *exe, pos []string, status int) {
+	pos, status, ok := f.parse(args, min, max, stdout, stderr)
+	if !ok {
+		return nil, nil, status
+	}
+	b, err := openBinary(pos[0])
+	if err != nil {
+		return nil, nil, errorf(stderr, "%v", err)
+	}
+	return b, pos, exitOK
+}
+
+// openFunc is open for the commands invoked as "gosym CMD BINARY FUNC": it
+// also looks up the function FUNC (see lookupFunc).
+func (f *flags) openFunc(args []string, stdout, stderr io.Writer) (b *exe, fn gosym.Function, status int) {
+	b, pos, status := f.open(args, 2, 2, stdout, stderr)
+	if b == nil {
+		return nil, fn, status
+	}
+	fn, err := b.lookupFunc(pos[1])
+	if err != nil {
+		b.Close()
+		return nil, fn, errorf(stderr, "%v", err)
+	}
+	return b, fn, exitOK
+}
+
 // baseName returns the last element of a file name, "" for "".
 func baseName(file string) string {
 	if file == "" {
 		return ""
 	}
 	return filepath.Base(file)
+}
+
+// fileLine formats file:line for text output, with "?" for an unknown file.
+func fileLine(file string, line uint32) string {
+	if file == "" {
+		file = "?"
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }
 
 // hex formats an address for JSON.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,9 @@ import (
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
+
+// pkg prefixes the symbol names of the functions of this package.
+const pkg = "github.com/gosym-dev/gosym/cmd/gosym."
 
 // gosymCmd runs the command in-process with args and the given standard
 // input, and returns its outputs and exit status.
@@ -34,6 +38,22 @@ func mustRun(t testing.TB, stdin string, args ...string) string {
 		t.Fatalf("gosym %s: status %d, stderr:\n%s", strings.Join(args, " "), status, errOut)
 	}
 	return out
+}
+
+// mustRunJSON runs the command as mustRun does, with args that ask for JSON
+// Lines, and decodes its output into one T per object.
+func mustRunJSON[T any](t testing.TB, args ...string) []T {
+	t.Helper()
+	var vs []T
+	dec := json.NewDecoder(strings.NewReader(mustRun(t, "", args...)))
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 // selfPath returns the path of the running test binary.
@@ -171,7 +191,7 @@ func corpus(t testing.TB) []corpusBinary {
 		t.Fatal(err)
 	}
 	if len(bins) == 0 {
-		t.Skip("empty corpus")
+		t.Fatal("empty corpus")
 	}
 	return bins
 }
@@ -184,7 +204,7 @@ func corpusEntry(t testing.TB, name string) corpusBinary {
 			return b
 		}
 	}
-	t.Skipf("corpus has no %s", name)
+	t.Fatalf("corpus has no %s", name)
 	return corpusBinary{}
 }
 
