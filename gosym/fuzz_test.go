@@ -78,6 +78,22 @@ func damaged(base *memObject, sec int, off uint32, patch []byte, trunc uint32) *
 	return m
 }
 
+// fuzzInput returns the fuzz bases' object number which, damaged by
+// damaged in its target section, and the PCs to look up in it; nil if the
+// base has no such section. The targets: the pclntab, the moduledata
+// section, read-only data (funcdata and inline trees before Go 1.26).
+func fuzzInput(which, target uint8, off uint32, patch []byte, trunc uint32) (*memObject, []uint64) {
+	i := int(which) % len(fuzzBases.objs)
+	base := fuzzBases.objs[i]
+	names := [][]string{{".gopclntab"}, {".go.module", ".noptrdata"}, {".rodata"}}
+	for _, n := range names[int(target)%len(names)] {
+		if sec := base.section(n); sec >= 0 {
+			return damaged(base, sec, off, patch, trunc), fuzzBases.pcs[i]
+		}
+	}
+	return nil, nil
+}
+
 // FuzzTable damages the pclntab, moduledata or funcdata of real binaries
 // of every layout and checks that building a Table and every lookup either
 // work or fail with the promised errors, without panicking or hanging.
@@ -91,21 +107,11 @@ func FuzzTable(f *testing.F) {
 		fuzzseed.Add(f, uint8(i), uint8(2), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
-		base := fuzzBases.objs[int(which)%len(fuzzBases.objs)]
-		pcs := fuzzBases.pcs[int(which)%len(fuzzBases.objs)]
-		// Targets: the pclntab, the moduledata section, read-only data
-		// (funcdata and inline trees before Go 1.26).
-		names := [][]string{{".gopclntab"}, {".go.module", ".noptrdata"}, {".rodata"}}
-		sec := -1
-		for _, n := range names[int(target)%len(names)] {
-			if sec = base.section(n); sec >= 0 {
-				break
-			}
-		}
-		if sec < 0 {
+		obj, pcs := fuzzInput(which, target, off, patch, trunc)
+		if obj == nil {
 			return
 		}
-		tab, err := NewTable(damaged(base, sec, off, patch, trunc))
+		tab, err := NewTable(obj)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupted) && !errors.Is(err, ErrNoTable) {
 				t.Fatalf("NewTable: unexpected error %v", err)

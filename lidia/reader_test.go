@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -392,7 +393,7 @@ func TestWideTables(t *testing.T) {
 		{base + 0x20000, nil},
 	} {
 		got, err := r.Lookup(nil, c.addr)
-		if err != nil || !slicesEqual(got, c.want) {
+		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("Lookup(%#x) = %v, %v; want %v", c.addr, got, err, c.want)
 		}
 	}
