@@ -61,7 +61,7 @@ func loadFuzzBases(t testing.TB) {
 		}
 	})
 	if len(fuzzBases.objs) == 0 {
-		t.Skip("no corpus binaries")
+		t.Fatal("no corpus binaries")
 	}
 }
 
