@@ -2,6 +2,7 @@ package gosym
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -88,7 +89,7 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range pcs {
-		if !equalLocations(results[i], want[i]) {
+		if !slices.Equal(results[i], want[i]) {
 			t.Fatalf("pc %#x: concurrent %v, serial %v", pcs[i], results[i], want[i])
 		}
 	}

@@ -1,6 +1,9 @@
 package gosym
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestLinesAgreeWithResolve checks that Lines partitions every function
 // into ranges whose innermost frame is what ResolveLocations reports at
@@ -44,7 +47,7 @@ func TestLinesAgreeWithResolve(t *testing.T) {
 				}
 				inlined++
 				outer, err = f.ResolveLocations(r.ParentPC, outer)
-				if err != nil || !equalLocations(outer, locs[1:]) {
+				if err != nil || !slices.Equal(outer, locs[1:]) {
 					t.Fatalf("%s pc %#x: frames at ParentPC %#x = %v, want %v", f.Name(), pc, r.ParentPC, outer, locs[1:])
 				}
 			}
@@ -109,16 +112,4 @@ func TestInlineFunctions(t *testing.T) {
 		t.Fatal("no inlined functions found")
 	}
 	t.Logf("%d inlined functions", total)
-}
-
-func equalLocations(a, b []Location) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

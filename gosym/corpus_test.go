@@ -1,6 +1,7 @@
 package gosym
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,7 +166,7 @@ func compareSelfReport(t *testing.T, tab *Table, rep *testcorpus.Report, minor i
 			got = reportFrames(got[:0], locs, rep.Method, minor)
 			matchEmptyNames(got, want)
 			frames += len(want)
-			a.add(equalStrings(got, want), "pc %#x:\n got  %q\n want %q", pc, got, want)
+			a.add(slices.Equal(got, want), "pc %#x:\n got  %q\n want %q", pc, got, want)
 		}
 	}
 	if a.checked < 1000 {

@@ -3,9 +3,11 @@ package gosym
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/alloctest"
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
@@ -21,11 +23,14 @@ var fuzzBases = struct {
 }{}
 
 var fuzzBaseNames = []string{
-	"go1.5.4.linux-amd64",   // 0xfffffffb, family A
-	"go1.12.17.linux-amd64", // 0xfffffffb, family B, 20-byte inline records
-	"go1.16.15.linux-amd64", // 0xfffffffa
-	"go1.18.10.linux-amd64", // 0xfffffff0
-	"go1.26.8.linux-amd64",  // 0xfffffff1, moduledata in .go.module
+	"go1.2.2.linux-amd64",          // 0xfffffffb, no moduledata, one file table
+	"go1.5.4.linux-amd64.nodwarf",  // 0xfffffffb, family A
+	"go1.10.8.linux-ppc64.nodwarf", // big-endian
+	"go1.11.13.linux-amd64",        // 12-byte inline records (call sites)
+	"go1.12.17.linux-amd64",        // 0xfffffffb, family B, 20-byte inline records
+	"go1.16.15.linux-amd64",        // 0xfffffffa
+	"go1.18.10.linux-amd64",        // 0xfffffff0
+	"go1.26.8.linux-amd64",         // 0xfffffff1, moduledata in .go.module (the newest: keep last)
 }
 
 func loadFuzzBases(t testing.TB) {
@@ -35,29 +40,28 @@ func loadFuzzBases(t testing.TB) {
 			t.Fatal(err)
 		}
 		for _, want := range fuzzBaseNames {
-			for _, e := range entries {
-				if e.Name != want {
-					continue
-				}
-				bin, err := e.Binary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				obj, err := object.NewBytes(bin)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tab, err := NewTable(obj)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fuzzBases.objs = append(fuzzBases.objs, cloneObject(t, obj))
-				fuzzBases.pcs = append(fuzzBases.pcs, samplePCs(t, tab, 64))
+			i := slices.IndexFunc(entries, func(e testcorpus.Entry) bool { return e.Name == want })
+			if i < 0 {
+				t.Fatalf("fuzz base %s is not in the corpus", want)
 			}
+			bin, err := entries[i].Binary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, err := object.NewBytes(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := NewTable(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fuzzBases.objs = append(fuzzBases.objs, cloneObject(t, obj))
+			fuzzBases.pcs = append(fuzzBases.pcs, samplePCs(t, tab, 64))
 		}
 	})
 	if len(fuzzBases.objs) == 0 {
-		t.Skip("no corpus binaries")
+		t.Fatal("no corpus binaries")
 	}
 }
 
@@ -78,6 +82,22 @@ func damaged(base *memObject, sec int, off uint32, patch []byte, trunc uint32) *
 	return m
 }
 
+// fuzzInput returns the fuzz bases' object number which, damaged by
+// damaged in its target section, and the PCs to look up in it; nil if the
+// base has no such section. The targets: the pclntab, the moduledata
+// section, read-only data (funcdata and inline trees before Go 1.26).
+func fuzzInput(which, target uint8, off uint32, patch []byte, trunc uint32) (*memObject, []uint64) {
+	i := int(which) % len(fuzzBases.objs)
+	base := fuzzBases.objs[i]
+	names := [][]string{{".gopclntab"}, {".go.module", ".noptrdata"}, {".rodata"}}
+	for _, n := range names[int(target)%len(names)] {
+		if sec := base.section(n); sec >= 0 {
+			return damaged(base, sec, off, patch, trunc), fuzzBases.pcs[i]
+		}
+	}
+	return nil, nil
+}
+
 // FuzzTable damages the pclntab, moduledata or funcdata of real binaries
 // of every layout and checks that building a Table and every lookup either
 // work or fail with the promised errors, without panicking or hanging.
@@ -91,21 +111,11 @@ func FuzzTable(f *testing.F) {
 		fuzzseed.Add(f, uint8(i), uint8(2), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
-		base := fuzzBases.objs[int(which)%len(fuzzBases.objs)]
-		pcs := fuzzBases.pcs[int(which)%len(fuzzBases.objs)]
-		// Targets: the pclntab, the moduledata section, read-only data
-		// (funcdata and inline trees before Go 1.26).
-		names := [][]string{{".gopclntab"}, {".go.module", ".noptrdata"}, {".rodata"}}
-		sec := -1
-		for _, n := range names[int(target)%len(names)] {
-			if sec = base.section(n); sec >= 0 {
-				break
-			}
-		}
-		if sec < 0 {
+		obj, pcs := fuzzInput(which, target, off, patch, trunc)
+		if obj == nil {
 			return
 		}
-		tab, err := NewTable(damaged(base, sec, off, patch, trunc))
+		tab, err := NewTable(obj)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupted) && !errors.Is(err, ErrNoTable) {
 				t.Fatalf("NewTable: unexpected error %v", err)
@@ -167,11 +177,18 @@ func TestCyclicInlineTree(t *testing.T) {
 }
 
 // TestHugeCounts gives the header absurd counts and checks that they are
-// rejected before anything is allocated for them.
+// rejected before anything is allocated for them: NewTable may allocate no
+// more than it does for the undamaged table.
 func TestHugeCounts(t *testing.T) {
 	loadFuzzBases(t)
 	for i, base := range fuzzBases.objs {
+		normal := alloctest.Bytes(func() {
+			if _, err := NewTable(base); err != nil {
+				t.Fatal(err)
+			}
+		})
 		sec := base.section(".gopclntab")
+		t.Logf("%s: NewTable allocates %d bytes", fuzzBaseNames[i], normal)
 		for _, n := range []uint64{1 << 31, 1 << 40, 1<<64 - 1} {
 			var patch [8]byte
 			binary.LittleEndian.PutUint64(patch[:], n)
@@ -183,6 +200,9 @@ func TestHugeCounts(t *testing.T) {
 			}
 			if allocs > 100 {
 				t.Errorf("%s: nfunc %#x: %v allocations", fuzzBaseNames[i], n, allocs)
+			}
+			if got := alloctest.Bytes(func() { NewTable(m) }); got > normal+4<<10 {
+				t.Errorf("%s: nfunc %#x: NewTable allocated %d bytes, %d for the undamaged table", fuzzBaseNames[i], n, got, normal)
 			}
 		}
 	}

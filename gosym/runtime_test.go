@@ -2,6 +2,7 @@ package gosym
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,7 +44,7 @@ func TestRuntimeFrames(t *testing.T) {
 					got[i] = got[i][strings.IndexByte(got[i], ' '):]
 				}
 			}
-			if !equalStrings(got, want) {
+			if !slices.Equal(got, want) {
 				if mismatches++; mismatches <= 20 {
 					t.Errorf("pc %#x in %s:\n got  %q\n want %q", pc, f.Name(), got, want)
 				}
@@ -129,18 +130,6 @@ func printName(name string) string {
 		return name
 	}
 	return name[:i+1] + "..." + name[j:]
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // loadBias returns the difference between run-time and link-time addresses

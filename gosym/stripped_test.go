@@ -1,6 +1,7 @@
 package gosym
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
@@ -21,7 +22,7 @@ func compareTables(t *testing.T, got, want *Table) *agreement {
 			wl, _ = want.ResolveLocations(pc, wl)
 			var err error
 			gl, err = got.ResolveLocations(pc, gl)
-			a.add(err == nil && equalLocations(wl, gl), "pc %#x: %v %v, want %v", pc, gl, err, wl)
+			a.add(err == nil && slices.Equal(wl, gl), "pc %#x: %v %v, want %v", pc, gl, err, wl)
 		}
 	}
 	if got.GoVersion() != want.GoVersion() {

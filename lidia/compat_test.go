@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/crc32"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
@@ -253,7 +254,7 @@ func TestReadUpstreamLayoutWithInlines(t *testing.T) {
 		for _, pc := range pcs {
 			want, _ = ours.Lookup(want, pc)
 			got, _ = r.Lookup(got, pc)
-			if !slicesEqual(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("%s: pc %#x: %v, our file gives %v", name, pc, got, want)
 			}
 		}
@@ -301,18 +302,6 @@ func widen(tb testing.TB, data []byte) []byte {
 }
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
-
-func slicesEqual(a, b []Frame) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // TestPyroscopeQuirks checks, on hand-built files, that Lookup follows
 // Pyroscope's walk where ranges do not nest (§8): a zero-length range
