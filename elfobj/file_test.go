@@ -8,6 +8,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/alloctest"
 	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
@@ -201,6 +202,10 @@ func TestCorrupt(t *testing.T) {
 		{"shstrndx not strtab", patch(func(b []byte) { le.PutUint16(b[62:], 1) })},
 		{"shoff zero", patch(func(b []byte) { le.PutUint64(b[40:], 0) })},
 		{"extended shnum", patch(func(b []byte) { le.PutUint16(b[60:], 0) })},
+		{"extended shnum huge", patch(func(b []byte) {
+			le.PutUint16(b[60:], 0)
+			le.PutUint64(b[shoff+32:], 1<<40) // section 0's sh_size
+		})},
 		{"phentsize", patch(func(b []byte) {
 			copy(b[40:], make([]byte, 8))
 			le.PutUint16(b[60:], 0)
@@ -216,7 +221,11 @@ func TestCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obj, err := NewBytes(tt.data)
+			var obj objfile.Object
+			var err error
+			if n := alloctest.Bytes(func() { obj, err = NewBytes(tt.data) }); n > objtest.OpenAllocLimit {
+				t.Errorf("NewBytes allocated %d bytes", n)
+			}
 			if err != nil {
 				t.Log(err)
 				return

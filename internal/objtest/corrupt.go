@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/alloctest"
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
 
@@ -24,14 +25,26 @@ type Corrupt struct {
 	WantOpen bool // whether the backend must still open it
 }
 
+// OpenAllocLimit bounds the heap bytes a backend may allocate to open a
+// file, whatever counts its headers claim: opening decodes only the
+// headers, and keeps the sections as slices of the file.
+const OpenAllocLimit = 64 << 10
+
 // RunCorrupt runs a subtest for each damaged file: open (the backend's
 // NewBytes, say) must return an error, or where WantOpen an object that
 // keeps the invariants of CheckBytes and passes check, unless check is
-// nil. Errors are logged.
+// nil. Errors are logged. Open may allocate at most OpenAllocLimit bytes,
+// and looking up a symbol (which reads the symbol table) at most 16 bytes
+// for each byte of the file beyond that: no allocation is sized by a count
+// the file claims.
 func RunCorrupt(t *testing.T, files []Corrupt, open func([]byte) (objfile.Object, error), check func(*testing.T, objfile.Object)) {
 	for _, f := range files {
 		t.Run(f.Name, func(t *testing.T) {
-			obj, err := open(f.Data)
+			var obj objfile.Object
+			var err error
+			if n := alloctest.Bytes(func() { obj, err = open(f.Data) }); n > OpenAllocLimit {
+				t.Errorf("opening allocated %d bytes", n)
+			}
 			switch {
 			case err == nil && !f.WantOpen:
 				t.Fatal("NewBytes succeeded, want an error")
@@ -45,7 +58,12 @@ func RunCorrupt(t *testing.T, files []Corrupt, open func([]byte) (objfile.Object
 			if check != nil {
 				check(t, obj)
 			}
-			_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
+			n := alloctest.Bytes(func() {
+				_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
+			})
+			if limit := 16*uint64(len(f.Data)) + OpenAllocLimit; n > limit {
+				t.Errorf("LookupSymbol allocated %d bytes for a file of %d", n, len(f.Data))
+			}
 			t.Log(err)
 		})
 	}
