@@ -5,9 +5,10 @@ import (
 	"hash/crc32"
 	"math"
 	"math/bits"
-	"os"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
 
 // noParent marks a range without an enclosing range in Reader.parent.
@@ -52,30 +53,9 @@ type Reader struct {
 // the checksums; WithLines, WithFiles and WithInlines set to false make
 // Lookup leave out lines, files or inlined frames.
 func Open(name string, opts ...Option) (*Reader, error) {
-	f, err := os.Open(name)
+	data, unmap, err := mmapfile.Load(name)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := fi.Size()
-	if size < headerSize {
-		return nil, corrupt("file of %d bytes has no header", size)
-	}
-	if size != int64(int(size)) {
-		return nil, corrupt("file of %d bytes too large", size)
-	}
-	data, unmap, err := mmapFile(f, int(size))
-	if err != nil {
-		// No mapping here (or it failed): read the file.
-		data, err = os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		unmap = nil
 	}
 	r, err := NewReader(data, opts...)
 	if err != nil {

@@ -1,13 +1,12 @@
 package object
 
 import (
-	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
+
+	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
 
 // File is an object file opened by Open. It implements [Object],
@@ -39,7 +38,7 @@ type File struct {
 //
 // If the format is unknown, the error wraps ErrUnknownFormat.
 func Open(name string) (*File, error) {
-	data, unmap, err := load(name)
+	data, unmap, err := mmapfile.Load(name)
 	if err != nil {
 		return nil, err
 	}
@@ -55,40 +54,6 @@ func Open(name string) (*File, error) {
 		f.format, f.arch = d.Format(), d.Arch()
 	}
 	return f, nil
-}
-
-// load returns the contents of the named file, mapped if possible. unmap is
-// nil if the data were read.
-func load(name string) (data []byte, unmap func() error, err error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if fi.IsDir() {
-		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("is a directory")}
-	}
-	size := fi.Size()
-	// Empty files cannot be mapped, and the size of other files than
-	// regular ones says nothing: read them.
-	if fi.Mode().IsRegular() && size > 0 && int64(int(size)) == size {
-		if data, unmap, err := mmapFile(f, int(size)); err == nil {
-			return data, unmap, nil
-		}
-		// Fall back to reading, as on file systems that cannot map.
-	}
-	var buf bytes.Buffer
-	if fi.Mode().IsRegular() && size > 0 && int64(int(size)) == size {
-		buf.Grow(int(size) + bytes.MinRead)
-	}
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	return buf.Bytes(), nil, nil
 }
 
 // Close releases the file's memory. The slices SectionData returned must

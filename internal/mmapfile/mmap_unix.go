@@ -1,6 +1,6 @@
 //go:build unix
 
-package lidia
+package mmapfile
 
 import (
 	"os"

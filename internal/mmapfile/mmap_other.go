@@ -1,13 +1,13 @@
 //go:build !unix
 
-package object
+package mmapfile
 
 import (
 	"errors"
 	"os"
 )
 
-// mmapFile is not implemented here: Open reads the file instead.
+// mmapFile is not implemented here: Load reads the file instead.
 func mmapFile(f *os.File, size int) (data []byte, unmap func() error, err error) {
 	return nil, nil, errors.ErrUnsupported
 }
