@@ -26,8 +26,8 @@ func TestLoad(t *testing.T) {
 	if err != nil || !bytes.Equal(data, want) {
 		t.Fatalf("Load of a file: %d bytes, %v", len(data), err)
 	}
-	if mapped := unmap != nil; mapped != (runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1") {
-		t.Errorf("mapped = %v on %s", mapped, runtime.GOOS)
+	if runtime.GOOS == "linux" && unmap == nil {
+		t.Error("a regular file was read, not mapped")
 	}
 	if unmap != nil {
 		if err := unmap(); err != nil {
