@@ -6,7 +6,10 @@
 // freshly built binaries) to [Add]. Running the tests with
 // GOSYM_WRITE_SEEDS=1 also writes each seed to
 // testdata/fuzz/<FuzzName>/seed-<hash>, in the "go test fuzz v1" encoding;
-// commit the files. Inputs the fuzzer found interesting can be copied from
+// commit the files. Seeds cut from binaries built at test time differ from
+// one toolchain (and one build directory) to the next, so each rewrite adds
+// files rather than replacing them: delete the old seed-* files first.
+// Inputs the fuzzer found interesting can be copied from
 // $(go env GOCACHE)/fuzz into the same directories.
 package fuzzseed
 
