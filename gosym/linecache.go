@@ -284,9 +284,14 @@ func (w *linesWalk) fileIndex(fno int32) uint16 {
 	return uint16(len(w.fnos) - 1)
 }
 
-// at returns the file, line and innermost inline index at the PC at
-// offset off from f's entry, as fileLine and pcvalue find them.
-func (fl *funcLines) at(f Function, off uint64) (string, uint32, int32) {
+// at returns the file, line and innermost inline index (-1: none) at pc,
+// as fileLine and pcvalue find them. With a nil fl (f is not in the cache)
+// it decodes them with position, from the tables and f's inline tree.
+func (fl *funcLines) at(f Function, tree *inlineTree, pc uint64) (string, uint32, int32) {
+	if fl == nil {
+		return f.position(tree, pc)
+	}
+	off := pc - f.entry
 	n := int(fl.n)
 	var line, file, inl uint32
 	if fl.narrow {
@@ -336,8 +341,12 @@ func (fl *funcLines) funcName(f Function) string {
 	return f.t.names.str(fl.tab[0], fl.tab[1])
 }
 
-// callName returns the name of inlined call ix, whose record is c.
+// callName returns the name of inlined call ix, whose record is c: from
+// the cache, or from the record if fl is nil.
 func (fl *funcLines) callName(f Function, ix int32, c inlinedCall) string {
+	if fl == nil {
+		return f.callName(c)
+	}
 	if i := uint64(fl.calls) + 2*uint64(ix); ix >= 0 && i < uint64(len(fl.tab)) {
 		return f.t.names.str(fl.tab[i], fl.tab[i+1])
 	}

@@ -27,26 +27,32 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 	if pc < f.entry || pc >= f.End() {
 		return buf, ErrPCNotFound
 	}
-	src := positions{f: f, fl: f.funcLines()}
-	if src.fl == nil {
-		var err error
-		if src.tree, src.hasTree, err = f.inlineTree(); err != nil {
-			return buf, err
+	fl := f.funcLines()  // nil: f is not in the line cache
+	var tree *inlineTree // nil: f has no inlined calls
+	if fl != nil {
+		if fl.hasTree {
+			tree = &fl.tree
 		}
 	} else {
-		src.tree, src.hasTree = src.fl.tree, src.fl.hasTree
+		t, ok, err := f.inlineTree()
+		if err != nil {
+			return buf, err
+		}
+		if ok {
+			tree = &t
+		}
 	}
-	file, line, ix := src.at(pc)
+	file, line, ix := fl.at(f, tree, pc)
 	for depth := 0; ix >= 0; depth++ {
 		if depth == maxInlineDepth {
 			return buf[:0], corrupt("%s: inline tree at pc %#x is cyclic", f.Name(), pc)
 		}
-		c, err := f.call(src.tree, ix)
+		c, err := f.call(*tree, ix)
 		if err != nil {
 			return buf[:0], err
 		}
 		buf = append(buf, Location{
-			Function:  src.callName(ix, c),
+			Function:  fl.callName(f, ix, c),
 			File:      file,
 			Line:      line,
 			StartLine: uint32(max(c.startLine, 0)),
@@ -59,46 +65,21 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 			continue
 		}
 		pc = f.entry + uint64(c.parentPC)
-		file, line, ix = src.at(pc)
+		file, line, ix = fl.at(f, tree, pc)
 	}
-	return append(buf, src.outermost(file, line)), nil
+	if fl != nil {
+		return append(buf, Location{Function: fl.funcName(f), File: file, Line: line, StartLine: fl.startLine, Wrapper: fl.wrapper}), nil
+	}
+	return append(buf, Location{Function: f.Name(), File: file, Line: line, StartLine: f.StartLine(), Wrapper: f.Wrapper()}), nil
 }
 
-// positions gives ResolveLocations the file, line and inline index at the
-// PCs of one function: from the line cache if it holds the function, from
-// the pc-value tables otherwise.
-type positions struct {
-	f       Function
-	fl      *funcLines // nil: not cached
-	tree    inlineTree
-	hasTree bool
-}
-
-// at returns the file, line and inline index (-1: none) at pc.
-func (p *positions) at(pc uint64) (string, uint32, int32) {
-	if p.fl != nil {
-		return p.fl.at(p.f, pc-p.f.entry)
-	}
-	file, line := p.f.fileLine(pc)
+// position returns the file, line and inline index (-1: none) at pc,
+// decoded from f's pc-value tables and inline tree (nil: none).
+func (f Function) position(tree *inlineTree, pc uint64) (string, uint32, int32) {
+	file, line := f.fileLine(pc)
 	ix := int32(-1)
-	if p.hasTree {
-		ix = p.f.t.pcvalue(p.tree.index, p.f.entry, pc)
+	if tree != nil {
+		ix = f.t.pcvalue(tree.index, f.entry, pc)
 	}
 	return file, line, ix
-}
-
-// callName returns the name of inlined call ix, whose record is c.
-func (p *positions) callName(ix int32, c inlinedCall) string {
-	if p.fl != nil {
-		return p.fl.callName(p.f, ix, c)
-	}
-	return p.f.callName(c)
-}
-
-// outermost returns the frame of the function itself at file:line.
-func (p *positions) outermost(file string, line uint32) Location {
-	if p.fl != nil {
-		return Location{Function: p.fl.funcName(p.f), File: file, Line: line, StartLine: p.fl.startLine, Wrapper: p.fl.wrapper}
-	}
-	return Location{Function: p.f.Name(), File: file, Line: line, StartLine: p.f.StartLine(), Wrapper: p.f.Wrapper()}
 }
