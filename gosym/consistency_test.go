@@ -22,6 +22,14 @@ func TestLinesAgreeWithResolve(t *testing.T) {
 			t.Fatalf("%s: Lines: %v", f.Name(), err)
 		}
 		fl := lr.FunctionLines
+		if f.Entry() == f.End() {
+			// An empty function: another symbol at the same address
+			// (the C++ of the race runtime folds identical code).
+			if len(fl) != 0 {
+				t.Fatalf("%s: empty, yet Lines gives %v", f.Name(), fl)
+			}
+			continue
+		}
 		if len(fl) == 0 || fl[0].PCLo != f.Entry() || fl[len(fl)-1].PCHi != f.End() {
 			t.Fatalf("%s: Lines do not cover [%#x, %#x): %v", f.Name(), f.Entry(), f.End(), fl)
 		}
