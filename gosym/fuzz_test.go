@@ -30,6 +30,7 @@ var fuzzBaseNames = []string{
 	"go1.12.17.linux-amd64",        // 0xfffffffb, family B, 20-byte inline records
 	"go1.16.15.linux-amd64",        // 0xfffffffa
 	"go1.18.10.linux-amd64",        // 0xfffffff0
+	"go1.20.14.linux-amd64",        // 0xfffffff1, go:func.* in .rodata
 	"go1.26.8.linux-amd64",         // 0xfffffff1, moduledata in .go.module (the newest: keep last)
 }
 
