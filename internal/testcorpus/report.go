@@ -118,31 +118,12 @@ func ParseReport(data []byte) (*Report, error) {
 		}
 		if !inRecords {
 			key, val, _ := strings.Cut(line, " ")
-			var err error
-			switch key {
-			case "method":
-				r.Method = val
-			case "goversion":
-				r.GoVersion = val
-			case "goarch":
-				r.GOARCH = val
-			case "range":
-				a, b, _ := strings.Cut(val, " ")
-				if r.Start, err = strconv.ParseUint(a, 16, 64); err == nil {
-					r.End, err = strconv.ParseUint(b, 16, 64)
-				}
-				pc = r.Start
-			case "bounds":
-				r.Bounds = val
-			case "slide":
-				r.Slide, err = strconv.ParseUint(val, 16, 64)
-			case "records":
-				inRecords = true
-			default:
-				// Unknown header lines are allowed for later additions.
-			}
-			if err != nil {
+			// Unknown header lines are allowed for later additions.
+			if err := r.setHeader(key, val); err != nil {
 				return nil, errf("%v", err)
+			}
+			if key == "records" {
+				inRecords, pc = true, r.Start
 			}
 			continue
 		}
@@ -304,22 +285,10 @@ func parseReport2(data []byte) (*Report, error) {
 			return nil, err
 		}
 		key, val, _ := strings.Cut(s, " ")
+		if err := r.setHeader(key, val); err != nil {
+			return nil, err
+		}
 		switch key {
-		case "method":
-			r.Method = val
-		case "goversion":
-			r.GoVersion = val
-		case "goarch":
-			r.GOARCH = val
-		case "range":
-			a, b, _ := strings.Cut(val, " ")
-			if r.Start, err = strconv.ParseUint(a, 16, 64); err == nil {
-				r.End, err = strconv.ParseUint(b, 16, 64)
-			}
-		case "bounds":
-			r.Bounds = val
-		case "slide":
-			r.Slide, err = strconv.ParseUint(val, 16, 64)
 		case "pairs":
 			var np int
 			if np, err = strconv.Atoi(val); err == nil {
@@ -431,4 +400,28 @@ func (r *Report) check() error {
 		return fmt.Errorf("record beyond range end")
 	}
 	return nil
+}
+
+// setHeader sets the field of r that the header line "key val" gives, the
+// same in both formats; other keys are left to the caller.
+func (r *Report) setHeader(key, val string) error {
+	var err error
+	switch key {
+	case "method":
+		r.Method = val
+	case "goversion":
+		r.GoVersion = val
+	case "goarch":
+		r.GOARCH = val
+	case "range":
+		a, b, _ := strings.Cut(val, " ")
+		if r.Start, err = strconv.ParseUint(a, 16, 64); err == nil {
+			r.End, err = strconv.ParseUint(b, 16, 64)
+		}
+	case "bounds":
+		r.Bounds = val
+	case "slide":
+		r.Slide, err = strconv.ParseUint(val, 16, 64)
+	}
+	return err
 }
