@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
@@ -207,4 +208,78 @@ func TestHugeCounts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestManyInlineRecords gives a function an inline index table that claims
+// as many records as the bytes after its tree hold, every one a copy of a
+// real record: InlineFunctions must return the one function they name.
+// (The passes over the records were quadratic once: 0.56 s for the 5,983
+// records of this base, hours for the million a large binary has room
+// for.)
+func TestManyInlineRecords(t *testing.T) {
+	loadFuzzBases(t)
+	base := fuzzBases.objs[len(fuzzBases.objs)-1]
+	tab, err := NewTable(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range fuzzBases.pcs[len(fuzzBases.pcs)-1] {
+		f, err := tab.ResolveFunction(pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, ok, err := f.inlineTree()
+		if err != nil || !ok {
+			continue
+		}
+		want, err := f.call(tree, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := uint64(tab.l.inlRecordSize)
+		n := uint64(len(tree.recs)) / size
+		// The index table: value n-1 over the whole function.
+		var index []byte
+		index = binary.AppendUvarint(index, n<<1) // zig-zag delta from -1
+		index = binary.AppendUvarint(index, (f.End()-f.Entry())/uint64(tab.h.quantum))
+		index = append(index, 0)
+		m := &memObject{order: base.order, hdrs: base.hdrs}
+		for _, d := range base.data {
+			orig := d
+			d = slices.Clone(d)
+			if at, ok := offsetIn(orig, tab.h.pctab); ok {
+				copy(d[at+uint64(tree.index):], index)
+			}
+			if at, ok := offsetIn(orig, tree.recs); ok {
+				for k := uint64(1); k < n; k++ {
+					copy(d[at+k*size:], d[at:at+size])
+				}
+			}
+			m.data = append(m.data, d)
+		}
+		bad, err := NewTable(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bf, err := bad.ResolveFunction(pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inl, err := bf.InlineFunctions(nil)
+		if err != nil || len(inl) != 1 || inl[0].Name != f.callName(want) {
+			t.Fatalf("%s with %d copies of record 0: %v, %v", f.Name(), n, inl, err)
+		}
+		t.Logf("%s: %d records", f.Name(), n)
+		return
+	}
+	t.Fatal("no function with inlined calls")
+}
+
+// offsetIn returns the offset of sub in d, if sub is a slice of d's memory.
+func offsetIn(d, sub []byte) (uint64, bool) {
+	if len(d) == 0 || len(sub) == 0 {
+		return 0, false
+	}
+	at := uintptr(unsafe.Pointer(&sub[0])) - uintptr(unsafe.Pointer(&d[0]))
+	return uint64(at), at < uintptr(len(d))
 }
