@@ -76,6 +76,12 @@ const linearRanges = 16
 // (there is none in real binaries) is not cached.
 const maxCachedRanges = 1 << 20
 
+// maxCachedFiles bounds the distinct files of one function (real ones have
+// a few dozen at most); a function with more is not cached. fileIndex
+// searches them one by one, so the bound keeps decoding a function linear
+// in its ranges whatever its pcfile table holds.
+const maxCachedFiles = 1 << 8
+
 // lineCache is a Table's cache of decoded functions. It is safe for
 // concurrent use without locks: an entry, once stored, never changes.
 type lineCache struct {
@@ -248,7 +254,7 @@ func (w *linesWalk) walk(f Function, tree inlineTree, hasTree bool) bool {
 	for pc := f.entry; ; {
 		fno, line, ix := max(files.at(pc), -1), lines.at(pc), max(inl.at(pc), -1)
 		k := w.fileIndex(fno)
-		if ix >= math.MaxUint16 || len(w.fnos) > math.MaxUint16+1 {
+		if ix >= math.MaxUint16 || len(w.fnos) > maxCachedFiles {
 			return false
 		}
 		v := [2]uint32{uint32(max(line, 0)), uint32(k)<<16 | uint32(ix+1)}

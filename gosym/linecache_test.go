@@ -1,6 +1,7 @@
 package gosym
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -173,4 +174,76 @@ func FuzzLineCache(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestManyFiles gives a function a pcfile table that changes file at every
+// byte, through more files than the cache takes: the function is not
+// cached, and its lookups still agree with the tables.
+func TestManyFiles(t *testing.T) {
+	loadFuzzBases(t)
+	base := fuzzBases.objs[len(fuzzBases.objs)-1]
+	tab, err := NewTable(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nfiles = maxCachedFiles + 10
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.End()-f.Entry() < 2*nfiles*uint64(tab.h.quantum) {
+			continue
+		}
+		// File numbers 0, 1, 2, ... one quantum each, then the last
+		// to the end.
+		var pcfile []byte
+		for range nfiles {
+			pcfile = binary.AppendUvarint(pcfile, 2) // zig-zag +1
+			pcfile = binary.AppendUvarint(pcfile, 1)
+		}
+		pcfile = binary.AppendUvarint(pcfile, 2)
+		pcfile = binary.AppendUvarint(pcfile, (f.End()-f.Entry())/uint64(tab.h.quantum)-nfiles)
+		pcfile = append(pcfile, 0)
+		// The table goes at the end of the pc-value tables (whose last
+		// functions it damages), and f's pcfile field points to it.
+		off := uint32(len(tab.h.pctab) - len(pcfile))
+		m := &memObject{order: base.order, hdrs: base.hdrs}
+		for _, d := range base.data {
+			orig := d
+			d = slices.Clone(d)
+			if at, ok := offsetIn(orig, tab.h.pctab); ok {
+				copy(d[at+uint64(off):], pcfile)
+			}
+			if at, ok := offsetIn(orig, f.rec()); ok {
+				binary.LittleEndian.PutUint32(d[at+uint64(tab.l.pcfile):], off)
+			}
+			m.data = append(m.data, d)
+		}
+		cached, err := NewTable(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, _ := NewTable(m)
+		direct.SetLineCacheLimit(0)
+		cf, err := cached.ResolveFunction(f.Entry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cf.decodeLines() != nil {
+			t.Fatalf("%s with %d files was cached", f.Name(), nfiles+1)
+		}
+		var a, b []Location
+		for range 2 { // the cache would take the function on its second lookup
+			for pc := f.Entry(); pc < f.End(); pc++ {
+				var errA, errB error
+				a, errA = cached.ResolveLocations(pc, a)
+				b, errB = direct.ResolveLocations(pc, b)
+				if fmt.Sprint(errA) != fmt.Sprint(errB) || !slices.Equal(a, b) {
+					t.Fatalf("pc %#x: cached %v %v, direct %v %v", pc, a, errA, b, errB)
+				}
+			}
+		}
+		return
+	}
+	t.Fatal("no function large enough")
 }
