@@ -50,13 +50,13 @@ func (f Function) InlineFunctions(buf []InlineFunction) ([]InlineFunction, error
 	}
 
 	// The file of each inlinee's own code.
-	l := &f.t.l
-	files, inl := f.rangeIter(f.field(l.pcfile)), f.rangeIter(tree.index)
+	files, inl := f.rangeIter(f.field(f.t.l.pcfile)), f.rangeIter(tree.index)
 	for inl.next() {
 		if ix := inl.val; ix >= 0 && ix < n && inl.lo < inl.hi && buf[ix].File == "" {
 			buf[ix].File = f.fileName(files.at(inl.lo))
 		}
 	}
+	// An inlinee with no code of its own: the file at a call site in it.
 	s := inlinePool.Get().(*inlineScratch)
 	defer inlinePool.Put(s)
 	f.callSiteFiles(tree, buf, s)
