@@ -128,30 +128,52 @@ func FuzzTable(f *testing.F) {
 	})
 }
 
-// TestCyclicInlineTree makes an inlined call's parent PC point back into
-// the call itself: the walk to the physical function must end with
-// ErrCorrupted.
-func TestCyclicInlineTree(t *testing.T) {
+// inlinedSample is a sample PC of the newest fuzz base that lies in a
+// function with an inline tree.
+type inlinedSample struct {
+	pc   uint64
+	f    Function
+	tree inlineTree
+}
+
+// newestInlined returns the newest fuzz base, its Table and its sample PCs
+// in functions with inline trees.
+func newestInlined(t *testing.T) (*memObject, *Table, []inlinedSample) {
+	t.Helper()
 	loadFuzzBases(t)
-	base := fuzzBases.objs[len(fuzzBases.objs)-1] // the newest layout
+	base := fuzzBases.objs[len(fuzzBases.objs)-1]
 	tab, err := NewTable(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parentPCOff := map[inlKind]uint32{inl112: 16, inl120: 8}[tab.l.inlKind]
-	if parentPCOff == 0 {
-		t.Skip("newest base has no parent PCs")
-	}
-	// Find an inlined PC and the address of its record.
+	var out []inlinedSample
 	for _, pc := range fuzzBases.pcs[len(fuzzBases.pcs)-1] {
 		f, err := tab.ResolveFunction(pc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tree, ok, err := f.inlineTree()
-		if err != nil || !ok {
-			continue
+		if tree, ok, err := f.inlineTree(); err == nil && ok {
+			out = append(out, inlinedSample{pc, f, tree})
 		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no function with inlined calls")
+	}
+	return base, tab, out
+}
+
+// TestCyclicInlineTree makes an inlined call's parent PC point back into
+// the call itself: the walk to the physical function must end with
+// ErrCorrupted.
+func TestCyclicInlineTree(t *testing.T) {
+	base, tab, samples := newestInlined(t)
+	parentPCOff := map[inlKind]uint32{inl112: 16, inl120: 8}[tab.l.inlKind]
+	if parentPCOff == 0 {
+		t.Skip("newest base has no parent PCs")
+	}
+	// Find an inlined PC and the address of its record.
+	for _, smp := range samples {
+		pc, f, tree := smp.pc, smp.f, smp.tree
 		ix := tab.pcvalue(tree.index, f.Entry(), pc)
 		if ix < 0 {
 			continue
@@ -217,62 +239,46 @@ func TestHugeCounts(t *testing.T) {
 // records of this base, hours for the million a large binary has room
 // for.)
 func TestManyInlineRecords(t *testing.T) {
-	loadFuzzBases(t)
-	base := fuzzBases.objs[len(fuzzBases.objs)-1]
-	tab, err := NewTable(base)
+	base, tab, samples := newestInlined(t)
+	pc, f, tree := samples[0].pc, samples[0].f, samples[0].tree
+	want, err := f.call(tree, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pc := range fuzzBases.pcs[len(fuzzBases.pcs)-1] {
-		f, err := tab.ResolveFunction(pc)
-		if err != nil {
-			t.Fatal(err)
+	size := uint64(tab.l.inlRecordSize)
+	n := uint64(len(tree.recs)) / size
+	// The index table: value n-1 over the whole function.
+	var index []byte
+	index = binary.AppendUvarint(index, n<<1) // zig-zag delta from -1
+	index = binary.AppendUvarint(index, (f.End()-f.Entry())/uint64(tab.h.quantum))
+	index = append(index, 0)
+	m := &memObject{order: base.order, hdrs: base.hdrs}
+	for _, d := range base.data {
+		orig := d
+		d = slices.Clone(d)
+		if at, ok := offsetIn(orig, tab.h.pctab); ok {
+			copy(d[at+uint64(tree.index):], index)
 		}
-		tree, ok, err := f.inlineTree()
-		if err != nil || !ok {
-			continue
-		}
-		want, err := f.call(tree, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		size := uint64(tab.l.inlRecordSize)
-		n := uint64(len(tree.recs)) / size
-		// The index table: value n-1 over the whole function.
-		var index []byte
-		index = binary.AppendUvarint(index, n<<1) // zig-zag delta from -1
-		index = binary.AppendUvarint(index, (f.End()-f.Entry())/uint64(tab.h.quantum))
-		index = append(index, 0)
-		m := &memObject{order: base.order, hdrs: base.hdrs}
-		for _, d := range base.data {
-			orig := d
-			d = slices.Clone(d)
-			if at, ok := offsetIn(orig, tab.h.pctab); ok {
-				copy(d[at+uint64(tree.index):], index)
+		if at, ok := offsetIn(orig, tree.recs); ok {
+			for k := uint64(1); k < n; k++ {
+				copy(d[at+k*size:], d[at:at+size])
 			}
-			if at, ok := offsetIn(orig, tree.recs); ok {
-				for k := uint64(1); k < n; k++ {
-					copy(d[at+k*size:], d[at:at+size])
-				}
-			}
-			m.data = append(m.data, d)
 		}
-		bad, err := NewTable(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bf, err := bad.ResolveFunction(pc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inl, err := bf.InlineFunctions(nil)
-		if err != nil || len(inl) != 1 || inl[0].Name != f.callName(want) {
-			t.Fatalf("%s with %d copies of record 0: %v, %v", f.Name(), n, inl, err)
-		}
-		t.Logf("%s: %d records", f.Name(), n)
-		return
+		m.data = append(m.data, d)
 	}
-	t.Fatal("no function with inlined calls")
+	bad, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf, err := bad.ResolveFunction(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inl, err := bf.InlineFunctions(nil)
+	if err != nil || len(inl) != 1 || inl[0].Name != f.callName(want) {
+		t.Fatalf("%s with %d copies of record 0: %v, %v", f.Name(), n, inl, err)
+	}
+	t.Logf("%s: %d records", f.Name(), n)
 }
 
 // offsetIn returns the offset of sub in d, if sub is a slice of d's memory.
