@@ -9,18 +9,73 @@ var (
 	// ErrPCNotFound reports a PC that is in no function, or not in the
 	// function it was asked of.
 	ErrPCNotFound = errors.New("gosym: pc not found")
-	// ErrCorrupted reports a symbol table that is inconsistent. It is
-	// wrapped with a description of what was wrong.
-	ErrCorrupted = errors.New("corrupt symbol table")
+	// ErrCorrupted reports a symbol table that is inconsistent. Errors
+	// that wrap it are *FormatError values saying what was wrong where.
+	ErrCorrupted = errors.New("gosym: corrupt symbol table")
 	// ErrNoTable reports an object that holds no Go symbol table.
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.
 	ErrFunctionNotFound = errors.New("gosym: function not found")
-	// ErrClosed reports a use of a Table after Close.
+	// ErrClosed reports a lookup in a Table after Close.
 	ErrClosed = errors.New("gosym: table is closed")
 )
 
-// corrupt returns an error wrapping ErrCorrupted.
-func corrupt(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrCorrupted, fmt.Sprintf(format, args...))
+// A FormatError reports an inconsistency in a symbol table: what is wrong,
+// and where. It wraps ErrCorrupted.
+//
+// Lookups that meet damaged data return one FormatError each, whose
+// message is formatted only when Error is called, so that a pass of
+// lookups over a damaged table costs no more memory than a pass over a
+// sound one.
+type FormatError struct {
+	Func string // the function whose data is wrong; "" for the table itself
+	// Off is the offset in the pclntab of the bytes found wrong (a
+	// record, a table), or -1 when the error is not about one place.
+	Off int64
+	Msg string // what is wrong
 }
+
+func (e *FormatError) Error() string {
+	s := ErrCorrupted.Error() + ": "
+	if e.Func != "" {
+		s += e.Func + ": "
+	}
+	s += e.Msg
+	if e.Off >= 0 {
+		s += fmt.Sprintf(" (pclntab offset %#x)", e.Off)
+	}
+	return s
+}
+
+// Unwrap returns ErrCorrupted.
+func (e *FormatError) Unwrap() error { return ErrCorrupted }
+
+// corrupt returns a FormatError about the table as a whole, its message
+// formatted now (for errors of NewTable, made once).
+func corrupt(format string, args ...any) error {
+	return &FormatError{Off: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// pcError reports a PC that no function (or not the function f) holds.
+// It matches ErrPCNotFound.
+type pcError struct {
+	pc uint64
+	f  string // the function asked of; "" for the whole table
+}
+
+func (e *pcError) Error() string {
+	if e.f != "" {
+		return fmt.Sprintf("gosym: pc %#x: not in %s", e.pc, e.f)
+	}
+	return fmt.Sprintf("gosym: pc %#x: not found", e.pc)
+}
+
+func (e *pcError) Is(target error) bool { return target == ErrPCNotFound }
+
+// nameError reports a name that no function has. It matches
+// ErrFunctionNotFound.
+type nameError struct{ name string }
+
+func (e *nameError) Error() string { return fmt.Sprintf("gosym: %s: function not found", e.name) }
+
+func (e *nameError) Is(target error) bool { return target == ErrFunctionNotFound }

@@ -1,6 +1,9 @@
 package gosym
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // A _func record (spec §3) holds a function's name, its pc-value tables,
 // and references to its funcdata. Function is a validated record.
@@ -15,27 +18,46 @@ type Function struct {
 	idx   uint32 // functab index
 }
 
-// funcAt validates functab entry i and its record. It reports ok == false
-// (with a nil error) for a functab hole.
+// funcAt returns the function of functab entry i (i < nfunc). ok is false
+// (with a nil error) for a functab hole. This is the one way from an
+// entry to a Function: the entry's record is checked the first time, and
+// remembered as good (see validFuncs), since the table cannot change.
 func (t *Table) funcAt(i uint64) (f Function, ok bool, err error) {
+	if t.valid.has(i) {
+		off, _ := t.funcOffAt(i)
+		return Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}, true, nil
+	}
+	f, ok, err = t.checkRecord(i)
+	if ok && err == nil {
+		t.valid.add(i, t.hdr.nfunc)
+	}
+	return f, ok, err
+}
+
+// checkRecord reads functab entry i and checks that its record lies in
+// the table, agrees with the entry, and names a function.
+func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 	off, ok := t.funcOffAt(i)
 	if !ok {
 		return Function{}, false, nil
 	}
-	l := &t.l
-	funcs := t.h.funcs
+	l := &t.layout
+	funcs := t.hdr.funcs
+	bad := func(msg string) (Function, bool, error) {
+		return Function{}, false, &FormatError{Off: t.funcsOffset(off), Msg: fmt.Sprintf("function %d: %s", i, msg)}
+	}
 	if off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(l.fixedSize) || off > math.MaxUint32 {
-		return Function{}, false, corrupt("function %d: record offset %#x out of range", i, off)
+		return Function{}, false, &FormatError{Off: -1, Msg: fmt.Sprintf("function %d: record offset %#x out of range", i, off)}
 	}
 	rec := funcs[off:]
-	rd := t.h.rd
+	rd := t.hdr.rd
 	entry := t.entryAt(i)
 	if l.entryIsPtr {
 		if rd.ptr(rec) != entry {
-			return Function{}, false, corrupt("function %d: record entry %#x, functab entry %#x", i, rd.ptr(rec), entry)
+			return bad(fmt.Sprintf("record entry %#x, functab entry %#x", rd.ptr(rec), entry))
 		}
-	} else if e := t.h.functab[i*8:]; rd.u32(rec) != rd.u32(e) {
-		return Function{}, false, corrupt("function %d: record entry offset %#x, functab %#x", i, rd.u32(rec), rd.u32(e))
+	} else if e := t.hdr.functab[i*8:]; rd.u32(rec) != rd.u32(e) {
+		return bad(fmt.Sprintf("record entry offset %#x, functab %#x", rd.u32(rec), rd.u32(e)))
 	}
 	size := uint64(l.fixedSize) + 4*uint64(rd.u32(rec[l.npcdata:]))
 	nfd := uint64(t.nfuncdata(rec))
@@ -48,26 +70,32 @@ func (t *Table) funcAt(i uint64) (f Function, ok bool, err error) {
 		size += 4 * nfd
 	}
 	if size > uint64(len(rec)) {
-		return Function{}, false, corrupt("function %d: record truncated", i)
+		return bad("record truncated")
 	}
-	if uint64(rd.u32(rec[l.nameOff:])) >= uint64(len(t.h.names)) {
-		return Function{}, false, corrupt("function %d: name offset out of range", i)
+	if uint64(rd.u32(rec[l.nameOff:])) >= uint64(len(t.hdr.names)) {
+		return bad("name offset out of range")
 	}
 	return Function{t: t, entry: entry, off: uint32(off), idx: uint32(i)}, true, nil
 }
 
+// funcsOffset turns an offset into the table's funcs into an offset in
+// the pclntab, for errors.
+func (t *Table) funcsOffset(off uint64) int64 {
+	return int64(uint64(len(t.data)-len(t.hdr.funcs)) + off)
+}
+
 func (t *Table) nfuncdata(rec []byte) uint32 {
-	if t.l.nfuncdataSize == 4 {
-		return t.h.rd.u32(rec[t.l.nfuncdata:])
+	if t.layout.nfuncdataSize == 4 {
+		return t.hdr.rd.u32(rec[t.layout.nfuncdata:])
 	}
-	return uint32(rec[t.l.nfuncdata])
+	return uint32(rec[t.layout.nfuncdata])
 }
 
 // rec returns the function's record.
-func (f Function) rec() []byte { return f.t.h.funcs[f.off:] }
+func (f Function) rec() []byte { return f.t.hdr.funcs[f.off:] }
 
 // field reads the u32 field at byte offset o of the record.
-func (f Function) field(o int) uint32 { return f.t.h.rd.u32(f.rec()[o:]) }
+func (f Function) field(o int) uint32 { return f.t.hdr.rd.u32(f.rec()[o:]) }
 
 // Name returns the function's symbol name as stored in the binary, such as
 // "main.(*T).M" or "pkg.F[go.shape.int]".
@@ -75,7 +103,7 @@ func (f Function) Name() string {
 	if f.t == nil {
 		return ""
 	}
-	return f.t.names.at(uint64(f.field(f.t.l.nameOff)))
+	return f.t.names.at(uint64(f.field(f.t.layout.nameOff)))
 }
 
 // Entry returns the function's first PC.
@@ -93,10 +121,10 @@ func (f Function) End() uint64 {
 // StartLine returns the line of the function's func keyword, or 0 when the
 // binary does not record it (Go 1.19 and older).
 func (f Function) StartLine() uint32 {
-	if f.t == nil || f.t.l.startLine < 0 {
+	if f.t == nil || f.t.layout.startLine < 0 {
 		return 0
 	}
-	return uint32(max(int32(f.field(f.t.l.startLine)), 0))
+	return uint32(max(int32(f.field(f.t.layout.startLine)), 0))
 }
 
 // File returns the source file at the function's entry PC, as
@@ -117,7 +145,7 @@ func (f Function) Wrapper() bool {
 	if f.t == nil {
 		return false
 	}
-	if f.t.l.wrapperID < 0 {
+	if f.t.layout.wrapperID < 0 {
 		return f.File() == "<autogenerated>"
 	}
 	return f.funcID() == f.t.wrapperID()
@@ -125,18 +153,18 @@ func (f Function) Wrapper() bool {
 
 // funcID returns the record's funcID, 0 where the release has none.
 func (f Function) funcID() uint32 {
-	switch f.t.l.funcIDSize {
+	switch f.t.layout.funcIDSize {
 	case 1:
-		return uint32(f.rec()[f.t.l.funcID])
+		return uint32(f.rec()[f.t.layout.funcID])
 	case 4:
-		return f.field(f.t.l.funcID)
+		return f.field(f.t.layout.funcID)
 	}
 	return 0
 }
 
 // pcdata returns the offset of the function's PCDATA table k, 0 if absent.
 func (f Function) pcdata(k int) uint32 {
-	l := &f.t.l
+	l := &f.t.layout
 	if k < 0 || uint32(k) >= f.field(l.npcdata) {
 		return 0
 	}
@@ -150,10 +178,10 @@ func (f Function) funcdata(k int) (uint64, bool) {
 	if k < 0 || uint32(k) >= t.nfuncdata(rec) {
 		return 0, false
 	}
-	off := uint64(t.l.fixedSize) + 4*uint64(f.field(t.l.npcdata))
-	rd := t.h.rd
-	if t.l.funcdataIsPtr {
-		base := t.addr + uint64(len(t.data)-len(t.h.funcs)) + uint64(f.off)
+	off := uint64(t.layout.fixedSize) + 4*uint64(f.field(t.layout.npcdata))
+	rd := t.hdr.rd
+	if t.layout.funcdataIsPtr {
+		base := t.addr + uint64(len(t.data)-len(t.hdr.funcs)) + uint64(f.off)
 		if (base+off)%uint64(rd.ptrSize) != 0 {
 			off += 4
 		}
@@ -169,7 +197,7 @@ func (f Function) funcdata(k int) (uint64, bool) {
 
 // fileLine returns the file and line at pc, which must lie in f.
 func (f Function) fileLine(pc uint64) (string, uint32) {
-	l := &f.t.l
+	l := &f.t.layout
 	line := f.t.pcvalue(f.field(l.pcln), f.entry, pc)
 	fno := f.t.pcvalue(f.field(l.pcfile), f.entry, pc)
 	return f.fileName(fno), uint32(max(line, 0))
@@ -178,17 +206,17 @@ func (f Function) fileLine(pc uint64) (string, uint32) {
 // fileName resolves a pcfile value of f (spec §4.4).
 func (f Function) fileName(fno int32) string {
 	t := f.t
-	if t.h.magic == magic12 {
+	if t.hdr.magic == magic12 {
 		return t.globalFile(fno)
 	}
 	if fno < 0 {
 		return ""
 	}
-	cu := f.field(t.l.cuOffset)
+	cu := f.field(t.layout.cuOffset)
 	if cu == math.MaxUint32 {
 		return ""
 	}
-	off, ok := t.h.rd.u32At(t.h.cutab, 4*(uint64(cu)+uint64(fno)))
+	off, ok := t.hdr.rd.u32At(t.hdr.cutab, 4*(uint64(cu)+uint64(fno)))
 	if !ok || off == math.MaxUint32 {
 		return ""
 	}
@@ -203,11 +231,11 @@ func (t *Table) globalFile(fno int32) string {
 	if fno < 1 {
 		return ""
 	}
-	n, _ := t.h.rd.u32At(t.h.filetab, 0)
+	n, _ := t.hdr.rd.u32At(t.hdr.filetab, 0)
 	if uint32(fno) > n {
 		return ""
 	}
-	off, ok := t.h.rd.u32At(t.h.filetab, 4*uint64(fno))
+	off, ok := t.hdr.rd.u32At(t.hdr.filetab, 4*uint64(fno))
 	if !ok {
 		return ""
 	}

@@ -33,37 +33,37 @@ func (t *Table) textAddr(off uint32) uint64 {
 // entryAt returns the PC of functab entry i; i == nfunc gives the end of
 // the last function.
 func (t *Table) entryAt(i uint64) uint64 {
-	b := t.h.functab[i*t.h.entrySize():]
-	if t.h.magic == magic12 || t.h.magic == magic116 {
-		return t.h.rd.ptr(b)
+	b := t.hdr.functab[i*t.hdr.entrySize():]
+	if t.hdr.magic == magic12 || t.hdr.magic == magic116 {
+		return t.hdr.rd.ptr(b)
 	}
-	return t.textAddr(t.h.rd.u32(b))
+	return t.textAddr(t.hdr.rd.u32(b))
 }
 
 // funcOffAt returns the record offset of functab entry i (i < nfunc), and
 // false for a hole (1.14–1.17 multi-section text, spec §2.4).
 func (t *Table) funcOffAt(i uint64) (uint64, bool) {
-	b := t.h.functab[i*t.h.entrySize():]
-	if t.h.magic == magic12 || t.h.magic == magic116 {
-		off := t.h.rd.ptr(b[t.h.rd.ptrSize:])
-		if t.h.rd.ptrSize == 4 && off == math.MaxUint32 || off == math.MaxUint64 {
+	b := t.hdr.functab[i*t.hdr.entrySize():]
+	if t.hdr.magic == magic12 || t.hdr.magic == magic116 {
+		off := t.hdr.rd.ptr(b[t.hdr.rd.ptrSize:])
+		if t.hdr.rd.ptrSize == 4 && off == math.MaxUint32 || off == math.MaxUint64 {
 			return 0, false
 		}
 		return off, true
 	}
-	return uint64(t.h.rd.u32(b[4:])), true
+	return uint64(t.hdr.rd.u32(b[4:])), true
 }
 
 // findFunc returns the functab index of the function holding pc.
 func (t *Table) findFunc(pc uint64) (uint64, bool) {
-	if i, _, _, ok := t.funcIndex.find(t.h.functab, pc); ok {
+	if i, _, _, ok := t.funcIndex.find(t.hdr.functab, pc); ok {
 		return i, true
 	}
-	n := t.h.nfunc
+	n := t.hdr.nfunc
 	if n == 0 {
 		return 0, false
 	}
-	if (t.h.magic == magic118 || t.h.magic == magic120) && len(t.textSects) <= 1 {
+	if (t.hdr.magic == magic118 || t.hdr.magic == magic120) && len(t.textSects) <= 1 {
 		if pc < t.text || pc-t.text > math.MaxUint32 {
 			return 0, false
 		}
@@ -91,8 +91,8 @@ func (t *Table) findFunc(pc uint64) (uint64, bool) {
 
 // entryOff returns the text offset of 1.18+ functab entry i (i <= nfunc).
 func (t *Table) entryOff(i uint64) uint32 {
-	b := t.h.functab[i*8 : i*8+4]
-	if t.h.rd.bigEndian {
+	b := t.hdr.functab[i*8 : i*8+4]
+	if t.hdr.rd.bigEndian {
 		return uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
 	}
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
@@ -102,7 +102,7 @@ func (t *Table) entryOff(i uint64) uint32 {
 // a binary search compares the u32 text offsets in place. off must lie in
 // [entryOff(0), entryOff(nfunc)).
 func (t *Table) findFuncOffset(off uint32) uint64 {
-	lo, hi := uint64(0), t.h.nfunc
+	lo, hi := uint64(0), t.hdr.nfunc
 	for hi-lo > 1 {
 		m := lo + (hi-lo)/2
 		if t.entryOff(m) <= off {
@@ -145,8 +145,8 @@ const (
 // newFuncIndex returns the findfunctab at addr, for text from minpc (the
 // first function's entry) to maxpc, or an empty index.
 func (t *Table) newFuncIndex(addr, minpc, maxpc uint64) funcIndex {
-	n := t.h.nfunc
-	if addr == 0 || t.h.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc {
+	n := t.hdr.nfunc
+	if addr == 0 || t.hdr.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc {
 		return funcIndex{}
 	}
 	lo, hi := t.entryOff(0), t.entryOff(n)
@@ -206,21 +206,10 @@ func (x *funcIndex) find(functab []byte, pc uint64) (i uint64, entryOff, funcOff
 // validFuncs remembers which functab entries funcAt has accepted, one bit
 // each, so that a lookup that lands on one again need not read and check
 // its record: the table is read-only, so the answer cannot change. The
-// bits (nfunc/8 bytes) are allocated by the first lookup.
+// bits (nfunc/8 bytes) are allocated by the first check.
 type validFuncs struct {
 	once sync.Once
 	bits atomic.Pointer[[]atomic.Uint64]
-}
-
-// quickFunction is ResolveFunction for the common case: a PC the
-// findfunctab finds, in a function whose record was checked before. ok is
-// false otherwise.
-func (t *Table) quickFunction(pc uint64) (f Function, ok bool) {
-	i, entryOff, funcOff, ok := t.funcIndex.find(t.h.functab, pc)
-	if !ok || !t.valid.has(i) {
-		return Function{}, false
-	}
-	return Function{t: t, entry: t.funcIndex.text + uint64(entryOff), off: funcOff, idx: uint32(i)}, true
 }
 
 // has reports whether entry i has been checked.
@@ -229,30 +218,13 @@ func (v *validFuncs) has(i uint64) bool {
 	return bits != nil && i/64 < uint64(len(*bits)) && (*bits)[i/64].Load()&(1<<(i%64)) != 0
 }
 
-// function returns the function of functab entry i, as funcAt does, with
-// the check of its record done once.
-func (t *Table) function(i uint64) (Function, bool, error) {
-	if t.valid.has(i) {
-		if !t.l.entryIsPtr {
-			e := t.h.functab[i*8 : i*8+8]
-			return Function{t: t, entry: t.textAddr(t.h.rd.u32(e)), off: t.h.rd.u32(e[4:]), idx: uint32(i)}, true, nil
-		}
-		off, _ := t.funcOffAt(i)
-		return Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}, true, nil
-	}
-	return t.checkFunction(i)
-}
-
-// checkFunction is function for an entry not checked yet.
-func (t *Table) checkFunction(i uint64) (Function, bool, error) {
-	v := &t.valid
+// add records entry i, of a table of n entries, as checked.
+func (v *validFuncs) add(i, n uint64) {
 	v.once.Do(func() {
-		bits := make([]atomic.Uint64, (t.h.nfunc+63)/64)
+		bits := make([]atomic.Uint64, (n+63)/64)
 		v.bits.Store(&bits)
 	})
-	f, ok, err := t.funcAt(i)
-	if bits := *v.bits.Load(); ok && err == nil && i/64 < uint64(len(bits)) {
+	if bits := *v.bits.Load(); i/64 < uint64(len(bits)) {
 		bits[i/64].Or(1 << (i % 64))
 	}
-	return f, ok, err
 }

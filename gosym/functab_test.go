@@ -26,7 +26,7 @@ func TestFindfunctab(t *testing.T) {
 		}
 	}
 	search := func(pc uint64) (uint64, bool) {
-		n := tab.h.nfunc
+		n := tab.hdr.nfunc
 		if pc < tab.text || pc-tab.text >= 1<<32 {
 			return 0, false
 		}
@@ -45,7 +45,7 @@ func TestFindfunctab(t *testing.T) {
 			if i != j || ok != ok2 {
 				t.Fatalf("%s: pc %#x: findFunc %d %v, binary search %d %v", what, pc, i, ok, j, ok2)
 			}
-			if _, _, _, fast := tab.funcIndex.find(tab.h.functab, pc); fast {
+			if _, _, _, fast := tab.funcIndex.find(tab.hdr.functab, pc); fast {
 				hits++
 			}
 		}

@@ -31,17 +31,17 @@ type Info struct {
 // Info describes the table.
 func (t *Table) Info() Info {
 	in := Info{
-		Magic:             uint32(t.h.magic),
-		PtrSize:           t.h.rd.ptrSize,
-		Quantum:           int(t.h.quantum),
-		BigEndian:         t.h.rd.bigEndian,
+		Magic:             uint32(t.hdr.magic),
+		PtrSize:           t.hdr.rd.ptrSize,
+		Quantum:           int(t.hdr.quantum),
+		BigEndian:         t.hdr.rd.bigEndian,
 		PclntabAddr:       t.addr,
 		PclntabSize:       uint64(len(t.data)),
-		NumFuncs:          int(t.h.nfunc),
+		NumFuncs:          int(t.hdr.nfunc),
 		FoundBy:           t.foundBy.pclntab,
 		ModuledataFoundBy: t.foundBy.moduledata,
 	}
-	switch t.h.magic {
+	switch t.hdr.magic {
 	case magic12:
 		in.Version = "1.2"
 	case magic116:
@@ -51,17 +51,17 @@ func (t *Table) Info() Info {
 	default:
 		in.Version = "1.20"
 	}
-	if t.h.magic != magic12 {
-		in.NumFiles = int(t.h.nfiles)
-	} else if n, ok := t.h.rd.u32At(t.h.filetab, 0); ok && n > 0 {
+	if t.hdr.magic != magic12 {
+		in.NumFiles = int(t.hdr.nfiles)
+	} else if n, ok := t.hdr.rd.u32At(t.hdr.filetab, 0); ok && n > 0 {
 		// The count includes the unused entry 0 from Go 1.8 (spec §1.2).
 		in.NumFiles = int(n)
-		if t.l.minor >= 8 {
+		if t.layout.minor >= 8 {
 			in.NumFiles--
 		}
 	}
-	if t.h.nfunc > 0 {
-		in.TextStart, in.TextEnd = t.entryAt(0), t.entryAt(t.h.nfunc)
+	if t.hdr.nfunc > 0 {
+		in.TextStart, in.TextEnd = t.entryAt(0), t.entryAt(t.hdr.nfunc)
 	}
 	return in
 }

@@ -1,8 +1,33 @@
 package gosym
 
-// An inline tree (spec §5) is an array of inlinedCall records in the
-// function's FUNCDATA_InlTree; its PCDATA_InlTreeIndex table gives, at each
-// PC, the index of the innermost inlined call covering it, or -1.
+import (
+	"cmp"
+	"slices"
+	"sync"
+)
+
+// An inline tree (FORMAT.md, "Inline trees") is an array of records in the
+// function's FUNCDATA_InlTree, one per call the compiler inlined into it;
+// its PCDATA_InlTreeIndex table gives, at each PC, the index of the
+// innermost inlined call covering it, or -1. Callers are added to a tree
+// before their callees, so a parent's index is below its children's.
+
+// InlinedCall is one node of a function's inline tree: one call that the
+// compiler inlined.
+type InlinedCall struct {
+	Name string // the inlined function
+	// File is the file of the inlined function's body, as
+	// InlineFunction.File.
+	File      string
+	StartLine uint32 // line of Name's func keyword; 0 when the binary does not record it (before Go 1.20)
+	// Parent is the index, in the same slice, of the inlined call this one
+	// sits in; -1 when the call is in the physical function's own code.
+	Parent int
+	// CallFile and CallLine are the call site, in the code of the parent
+	// (or of the physical function).
+	CallFile string
+	CallLine uint32
+}
 
 // maxInlineDepth bounds the walk from an inlined call to its physical
 // function, so that a corrupt tree whose parent PCs form a cycle ends.
@@ -27,7 +52,7 @@ type inlineTree struct {
 
 // inlineTree returns f's inline tree; ok is false if f has none.
 func (f Function) inlineTree() (tree inlineTree, ok bool, err error) {
-	l := &f.t.l
+	l := &f.t.layout
 	if l.inlKind == inlNone {
 		return inlineTree{}, false, nil
 	}
@@ -38,22 +63,36 @@ func (f Function) inlineTree() (tree inlineTree, ok bool, err error) {
 	}
 	recs := f.t.mem.From(addr)
 	if recs == nil {
-		return inlineTree{}, false, corrupt("%s: inline tree at %#x is not in the file", f.Name(), addr)
+		return inlineTree{}, false, f.formatError(errTreeOutside)
 	}
 	return inlineTree{index: index, recs: recs}, true, nil
 }
 
-// call decodes record ix of the tree.
-func (f Function) call(tree inlineTree, ix int32) (inlinedCall, error) {
-	l := &f.t.l
+// Messages of the FormatErrors of lookups: constants, so that an error
+// costs one small allocation whatever the damage.
+const (
+	errTreeOutside = "inline tree is not in the file"
+	errBadRecord   = "inline record out of range or unnamed"
+	errTreeCycle   = "inline tree is cyclic"
+	errTreeOrder   = "inline tree lists a call before its caller"
+)
+
+// formatError returns a FormatError about f's data.
+func (f Function) formatError(msg string) error {
+	return &FormatError{Func: f.Name(), Off: -1, Msg: msg}
+}
+
+// record decodes record ix of the tree. ok is false if the record is
+// outside the tree's data or names no function.
+func (f Function) record(tree inlineTree, ix int32) (c inlinedCall, ok bool) {
+	l := &f.t.layout
 	size := uint64(l.inlRecordSize)
 	off := uint64(ix) * size
 	if ix < 0 || off+size > uint64(len(tree.recs)) {
-		return inlinedCall{}, corrupt("%s: inline index %d out of range", f.Name(), ix)
+		return inlinedCall{}, false
 	}
-	rd := f.t.h.rd
+	rd := f.t.hdr.rd
 	r := tree.recs[off : off+size]
-	var c inlinedCall
 	switch l.inlKind {
 	case inl19:
 		c.parent, c.file, c.line = int32(rd.u32(r)), int32(rd.u32(r[4:])), int32(rd.u32(r[8:]))
@@ -66,10 +105,7 @@ func (f Function) call(tree inlineTree, ix int32) (inlinedCall, error) {
 		c.funcID, c.parent = r[0], -1
 		c.nameOff, c.parentPC, c.startLine = rd.u32(r[4:]), rd.u32(r[8:]), int32(rd.u32(r[12:]))
 	}
-	if uint64(c.nameOff) >= uint64(len(f.t.h.names)) {
-		return inlinedCall{}, corrupt("%s: inline record %d: name offset out of range", f.Name(), ix)
-	}
-	return c, nil
+	return c, uint64(c.nameOff) < uint64(len(f.t.hdr.names))
 }
 
 // callName returns the inlined function's name.
@@ -79,4 +115,122 @@ func (f Function) callName(c inlinedCall) string { return f.t.names.at(uint64(c.
 // wrapper.
 func (f Function) wrapperCall(c inlinedCall) bool {
 	return uint32(c.funcID) == f.t.wrapperID()
+}
+
+// InlinedCalls appends to buf[:0] f's inline tree, one entry per inlined
+// call, parents before children. Every Go release that records inlining
+// (1.9 and later) is covered; before that, and for a function into which
+// nothing was inlined, the tree is empty. FunctionLine.Call indexes it.
+//
+// A function's inline tree, printed with its call sites:
+//
+//	calls, err := f.InlinedCalls(nil)
+//	for i, c := range calls {
+//		depth := 0
+//		for p := c.Parent; p >= 0; p = calls[p].Parent {
+//			depth++
+//		}
+//		fmt.Printf("%d %*s%s called at %s:%d\n", i, 2*depth, "", c.Name, c.CallFile, c.CallLine)
+//	}
+func (f Function) InlinedCalls(buf []InlinedCall) ([]InlinedCall, error) {
+	buf = buf[:0]
+	if f.t == nil {
+		return buf, ErrPCNotFound
+	}
+	if f.t.closed.Load() {
+		return buf, ErrClosed
+	}
+	tree, ok, err := f.inlineTree()
+	if !ok || err != nil {
+		return buf, err
+	}
+	// The tree has one more record than the largest index the table
+	// uses (a call whose code is gone entirely may sit below it, never
+	// above: callers are added before callees).
+	n := int32(-1)
+	for it := f.rangeIter(tree.index); it.next(); {
+		n = max(n, it.val)
+	}
+	n++
+	if uint64(n)*uint64(f.t.layout.inlRecordSize) > uint64(len(tree.recs)) {
+		return buf, f.formatError(errBadRecord)
+	}
+	s := treePool.Get().(*treeScratch)
+	defer treePool.Put(s)
+	s.sites = s.sites[:0]
+	for ix := range n {
+		c, ok := f.record(tree, ix)
+		if !ok {
+			return buf[:0], f.formatError(errBadRecord)
+		}
+		call := InlinedCall{Name: f.callName(c), StartLine: uint32(max(c.startLine, 0)), Parent: -1}
+		if f.t.layout.inlKind == inl19 {
+			// The record names its parent and call site.
+			call.Parent = int(c.parent)
+			call.CallFile, call.CallLine = f.t.globalFile(c.file), uint32(max(c.line, 0))
+		} else {
+			s.sites = append(s.sites, callSite{f.entry + uint64(c.parentPC), ix})
+		}
+		buf = append(buf, call)
+	}
+	l := &f.t.layout
+	if l.inlKind != inl19 {
+		// The parent is the inlined call at the call site's PC, and the
+		// call site is that PC's position: one walk over the tables, in
+		// PC order.
+		slices.SortFunc(s.sites, func(a, b callSite) int { return cmp.Compare(a.pc, b.pc) })
+		inl, files, lines := f.rangeIter(tree.index), f.rangeIter(f.field(l.pcfile)), f.rangeIter(f.field(l.pcln))
+		for _, st := range s.sites {
+			c := &buf[st.k]
+			c.Parent = int(max(inl.at(st.pc), -1))
+			c.CallFile, c.CallLine = f.fileName(files.at(st.pc)), uint32(max(lines.at(st.pc), 0))
+		}
+	}
+	for k, c := range buf {
+		if c.Parent >= k || c.Parent < -1 {
+			return buf[:0], f.formatError(errTreeOrder)
+		}
+	}
+
+	// The file of each inlined call's body: where it has code of its own,
+	// the file there; else the file at the call site, inside it, of its
+	// first callee that has one.
+	files, inl := f.rangeIter(f.field(l.pcfile)), f.rangeIter(tree.index)
+	for inl.next() {
+		if ix := inl.val; ix >= 0 && ix < n && inl.lo < inl.hi && buf[ix].File == "" {
+			buf[ix].File = f.fileName(files.at(inl.lo))
+		}
+	}
+	for _, c := range buf {
+		if p := c.Parent; p >= 0 && buf[p].File == "" {
+			buf[p].File = c.CallFile
+		}
+	}
+	return buf, nil
+}
+
+// treeScratch is the working memory of InlinedCalls and InlineFunctions,
+// pooled so that calls in steady state do not allocate. Every pass over
+// the records is linear or n log n: a damaged table can claim as many
+// records as the bytes after its tree hold.
+type treeScratch struct {
+	sites []callSite
+	calls []InlinedCall
+	order []int32
+}
+
+// callSite is the call site of inlined call k, at pc.
+type callSite struct {
+	pc uint64
+	k  int32
+}
+
+var treePool = sync.Pool{New: func() any { return new(treeScratch) }}
+
+// resize returns s with length n, reusing its memory if it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -111,11 +111,10 @@ func (t *Table) SetLineCacheLimit(n int64) {
 	t.lines.full.Store(false)
 }
 
-// funcLines returns the decoded line tables of f, or nil if f is not
-// cached (yet): the second call for f decodes and caches them.
-func (f Function) funcLines() *funcLines {
-	c := &f.t.lines
-	c.once.Do(func() { c.funcs = make([]atomic.Pointer[funcLines], f.t.h.nfunc) })
+// get returns the decoded line tables of f, or nil if f is not cached
+// (yet): the second call for f decodes and caches them.
+func (c *lineCache) get(f Function) *funcLines {
+	c.once.Do(func() { c.funcs = make([]atomic.Pointer[funcLines], f.t.hdr.nfunc) })
 	if uint64(f.idx) >= uint64(len(c.funcs)) {
 		return nil
 	}
@@ -211,7 +210,7 @@ func (f Function) decodeLines() *funcLines {
 		put(2+2*i, f.t.files, f.fileName(fno))
 	}
 	for ix := range nCalls {
-		if c, err := f.call(tree, int32(ix)); err == nil {
+		if c, ok := f.record(tree, int32(ix)); ok {
 			put(int(fl.calls)+2*ix, f.t.names, f.callName(c))
 		}
 	}
@@ -243,7 +242,7 @@ func (w *linesWalk) release() {
 // walk walks f's tables. It reports false if they do not fit a
 // funcLines.
 func (w *linesWalk) walk(f Function, tree inlineTree, hasTree bool) bool {
-	l := &f.t.l
+	l := &f.t.layout
 	files, lines := f.rangeIter(f.field(l.pcfile)), f.rangeIter(f.field(l.pcln))
 	inl := rangeIter{pcIter{lo: f.entry, hi: math.MaxUint64, val: -1}}
 	if hasTree {
@@ -290,13 +289,9 @@ func (w *linesWalk) fileIndex(fno int32) uint16 {
 	return uint16(len(w.fnos) - 1)
 }
 
-// at returns the file, line and innermost inline index (-1: none) at pc,
-// as fileLine and pcvalue find them. With a nil fl (f is not in the cache)
-// it decodes them with position, from the tables and f's inline tree.
-func (fl *funcLines) at(f Function, tree *inlineTree, pc uint64) (string, uint32, int32) {
-	if fl == nil {
-		return f.position(tree, pc)
-	}
+// position returns the file, line and innermost inline index (-1: none)
+// at pc, which lies in f, the function fl was decoded from.
+func (fl *funcLines) position(f Function, pc uint64) (string, uint32, int32) {
 	off := pc - f.entry
 	n := int(fl.n)
 	var line, file, inl uint32
@@ -347,14 +342,10 @@ func (fl *funcLines) funcName(f Function) string {
 	return f.t.names.str(fl.tab[0], fl.tab[1])
 }
 
-// callName returns the name of inlined call ix, whose record is c: from
-// the cache, or from the record if fl is nil.
-func (fl *funcLines) callName(f Function, ix int32, c inlinedCall) string {
-	if fl == nil {
-		return f.callName(c)
+// callName returns the name of inlined call ix, if fl holds it.
+func (fl *funcLines) callName(f Function, ix int32) (string, bool) {
+	if i := uint64(fl.calls) + 2*uint64(ix); ix >= 0 && i+1 < uint64(len(fl.tab)) {
+		return f.t.names.str(fl.tab[i], fl.tab[i+1]), true
 	}
-	if i := uint64(fl.calls) + 2*uint64(ix); ix >= 0 && i < uint64(len(fl.tab)) {
-		return f.t.names.str(fl.tab[i], fl.tab[i+1])
-	}
-	return f.callName(c)
+	return "", false
 }

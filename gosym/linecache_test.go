@@ -191,7 +191,7 @@ func TestManyFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.End()-f.Entry() < 2*nfiles*uint64(tab.h.quantum) {
+		if f.End()-f.Entry() < 2*nfiles*uint64(tab.hdr.quantum) {
 			continue
 		}
 		// File numbers 0, 1, 2, ... one quantum each, then the last
@@ -202,20 +202,20 @@ func TestManyFiles(t *testing.T) {
 			pcfile = binary.AppendUvarint(pcfile, 1)
 		}
 		pcfile = binary.AppendUvarint(pcfile, 2)
-		pcfile = binary.AppendUvarint(pcfile, (f.End()-f.Entry())/uint64(tab.h.quantum)-nfiles)
+		pcfile = binary.AppendUvarint(pcfile, (f.End()-f.Entry())/uint64(tab.hdr.quantum)-nfiles)
 		pcfile = append(pcfile, 0)
 		// The table goes at the end of the pc-value tables (whose last
 		// functions it damages), and f's pcfile field points to it.
-		off := uint32(len(tab.h.pctab) - len(pcfile))
+		off := uint32(len(tab.hdr.pctab) - len(pcfile))
 		m := &memObject{order: base.order, hdrs: base.hdrs}
 		for _, d := range base.data {
 			orig := d
 			d = slices.Clone(d)
-			if at, ok := offsetIn(orig, tab.h.pctab); ok {
+			if at, ok := offsetIn(orig, tab.hdr.pctab); ok {
 				copy(d[at+uint64(off):], pcfile)
 			}
 			if at, ok := offsetIn(orig, f.rec()); ok {
-				binary.LittleEndian.PutUint32(d[at+uint64(tab.l.pcfile):], off)
+				binary.LittleEndian.PutUint32(d[at+uint64(tab.layout.pcfile):], off)
 			}
 			m.data = append(m.data, d)
 		}

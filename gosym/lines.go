@@ -10,7 +10,8 @@ type LinesResult struct {
 	FunctionLines []FunctionLine
 }
 
-// FunctionLine is a PC range of constant function, file and line.
+// FunctionLine is a PC range of constant function, file, line and
+// innermost inlined call.
 type FunctionLine struct {
 	PCLo, PCHi uint64 // [PCLo, PCHi)
 	Name       string // the function whose code this is: an inlinee or the physical function
@@ -19,8 +20,12 @@ type FunctionLine struct {
 	// ParentPC is, for an inlinee's range, a PC whose location is the
 	// call site (resolve it for the outer frames); 0 for the physical
 	// function's own code, and for Go 1.9–1.11, whose inline records store
-	// the call site instead of a PC.
+	// the call site instead of a PC (InlinedCalls has it for every
+	// release).
 	ParentPC uint64
+	// Call is the index, in the function's InlinedCalls, of the innermost
+	// inlined call at these PCs; -1 for the function's own code.
+	Call int
 }
 
 // rangeIter walks a pc-value table as consecutive ranges that cover every
@@ -38,7 +43,7 @@ func (r *rangeIter) at(pc uint64) int32 {
 }
 
 func (f Function) rangeIter(off uint32) rangeIter {
-	return rangeIter{newPCIter(f.t.h.pctab, off, f.entry, f.t.h.quantum)}
+	return rangeIter{newPCIter(f.t.hdr.pctab, off, f.entry, f.t.hdr.quantum)}
 }
 
 // Lines decodes f into PC ranges of constant (function, file, line), where
@@ -56,7 +61,7 @@ func (f Function) Lines(buf LinesResult) (LinesResult, error) {
 	if err != nil {
 		return LinesResult{out}, err
 	}
-	l := &f.t.l
+	l := &f.t.layout
 	files, lines := f.rangeIter(f.field(l.pcfile)), f.rangeIter(f.field(l.pcln))
 	var inl rangeIter
 	if hasTree {
@@ -69,13 +74,13 @@ func (f Function) Lines(buf LinesResult) (LinesResult, error) {
 	for pc := f.entry; pc < end; {
 		fno, line, ix := files.at(pc), lines.at(pc), inl.at(pc)
 		next := min(files.hi, lines.hi, inl.hi, end)
-		fl := FunctionLine{PCLo: pc, PCHi: next, Name: name, File: f.fileName(fno), Line: uint32(max(line, 0))}
+		fl := FunctionLine{PCLo: pc, PCHi: next, Name: name, File: f.fileName(fno), Line: uint32(max(line, 0)), Call: -1}
 		if ix >= 0 {
-			c, err := f.call(tree, ix)
-			if err != nil {
-				return LinesResult{out[:0]}, err
+			c, ok := f.record(tree, ix)
+			if !ok {
+				return LinesResult{out[:0]}, f.formatError(errBadRecord)
 			}
-			fl.Name = f.callName(c)
+			fl.Name, fl.Call = f.callName(c), int(ix)
 			if l.inlKind != inl19 {
 				fl.ParentPC = f.entry + uint64(c.parentPC)
 			}
@@ -91,5 +96,5 @@ func (f Function) Lines(buf LinesResult) (LinesResult, error) {
 }
 
 func (a FunctionLine) sameSource(b FunctionLine) bool {
-	return a.Name == b.Name && a.File == b.File && a.Line == b.Line && a.ParentPC == b.ParentPC
+	return a.Name == b.Name && a.File == b.File && a.Line == b.Line && a.ParentPC == b.ParentPC && a.Call == b.Call
 }

@@ -13,7 +13,7 @@ func (t *Table) Functions() iter.Seq2[Function, error] {
 			yield(Function{}, ErrClosed)
 			return
 		}
-		for i := uint64(0); i < t.h.nfunc; i++ {
+		for i := uint64(0); i < t.hdr.nfunc; i++ {
 			f, ok, err := t.funcAt(i)
 			if err != nil {
 				yield(Function{}, err)
@@ -26,34 +26,28 @@ func (t *Table) Functions() iter.Seq2[Function, error] {
 	}
 }
 
-// NumFunctions returns the number of entries of the function table, an
-// upper bound on the number of functions Functions yields.
-func (t *Table) NumFunctions() int { return int(t.h.nfunc) }
-
 // ResolveFunction returns the physical function that holds pc.
 func (t *Table) ResolveFunction(pc uint64) (Function, error) {
 	if t.closed.Load() {
 		return Function{}, ErrClosed
 	}
-	if f, ok := t.quickFunction(pc); ok {
-		return f, nil
-	}
 	i, ok := t.findFunc(pc)
 	if !ok {
-		return Function{}, ErrPCNotFound
+		return Function{}, &pcError{pc: pc}
 	}
-	f, ok, err := t.function(i)
+	f, ok, err := t.funcAt(i)
 	if err != nil {
 		return Function{}, err
 	}
 	if !ok {
-		return Function{}, ErrPCNotFound
+		return Function{}, &pcError{pc: pc}
 	}
 	return f, nil
 }
 
 // ResolveLocations appends to buf[:0] the source locations of pc: the
-// innermost inlined call first, the physical function last.
+// innermost inlined call first, the physical function last. It is
+// ResolveFunction followed by Function.ResolveLocations.
 func (t *Table) ResolveLocations(pc uint64, buf []Location) ([]Location, error) {
 	f, err := t.ResolveFunction(pc)
 	if err != nil {
@@ -71,7 +65,7 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 	}
 	b := &t.byName
 	b.once.Do(func() {
-		idx := make([]uint32, 0, t.h.nfunc)
+		idx := make([]uint32, 0, t.hdr.nfunc)
 		for f, err := range t.Functions() {
 			if err != nil {
 				b.err = err
@@ -89,7 +83,7 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 	}
 	i := sort.Search(len(b.idx), func(i int) bool { return t.nameAt(b.idx[i]) >= name })
 	if i == len(b.idx) || t.nameAt(b.idx[i]) != name {
-		return Function{}, ErrFunctionNotFound
+		return Function{}, &nameError{name}
 	}
 	f, _, err := t.funcAt(uint64(b.idx[i]))
 	return f, err

@@ -46,8 +46,8 @@ func moduledataLayoutFor(minor int) moduledataLayout {
 
 // findModuledata sets t.text, t.gofunc and t.textSects.
 func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) error {
-	minors := []int{t.l.minor}
-	if !t.wrapper.known && t.h.magic == magic120 {
+	minors := []int{t.layout.minor}
+	if !t.wrapper.known && t.hdr.magic == magic120 {
 		minors = []int{27, 26, 20}
 	}
 	try := func(b []byte) bool {
@@ -74,15 +74,15 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 		}
 	}
 	// Scan writable data for the pclntab's address at aligned positions.
-	p := t.h.rd.ptrSize
+	p := t.hdr.rd.ptrSize
 	var pat [8]byte
-	if t.h.rd.bigEndian {
+	if t.hdr.rd.bigEndian {
 		binary.BigEndian.PutUint64(pat[:], t.addr)
 	} else {
 		binary.LittleEndian.PutUint64(pat[:], t.addr)
 	}
 	key := pat[:p]
-	if t.h.rd.bigEndian {
+	if t.hdr.rd.bigEndian {
 		key = pat[8-p:]
 	}
 	for i, s := range secs {
@@ -139,15 +139,15 @@ func indexAligned(b, key []byte, align int, mis uint64) int {
 // parseModuledata validates a candidate moduledata at the start of b and,
 // if it belongs to this table, takes its fields.
 func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
-	rd := t.h.rd
+	rd := t.hdr.rd
 	p := uint64(rd.ptrSize)
 	nwords := uint64(ml.textsectmap + 3)
 	if uint64(len(b)) < nwords*p {
 		return false
 	}
 	w := func(i int) uint64 { return rd.ptr(b[uint64(i)*p:]) }
-	functab := t.addr + uint64(len(t.data)-len(t.h.funcs))
-	if w(mdPcHeader) != t.addr || w(mdPclntable) != functab || w(mdFtab) != functab || w(mdFtab+1) != t.h.nfunc+1 {
+	functab := t.addr + uint64(len(t.data)-len(t.hdr.funcs))
+	if w(mdPcHeader) != t.addr || w(mdPclntable) != functab || w(mdFtab) != functab || w(mdFtab+1) != t.hdr.nfunc+1 {
 		return false
 	}
 	text, etext, minpc, maxpc := w(mdText), w(mdEtext), w(mdMinPC), w(mdMaxPC)
@@ -176,7 +176,7 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	}
 	oldText, oldGofunc, oldSects := t.text, t.gofunc, t.textSects
 	t.text, t.gofunc, t.textSects = text, gofunc, ts
-	if t.h.nfunc > 0 && t.entryAt(0) != minpc {
+	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc {
 		t.text, t.gofunc, t.textSects = oldText, oldGofunc, oldSects
 		return false
 	}

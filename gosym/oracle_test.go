@@ -64,7 +64,7 @@ func compareStdlib(t *testing.T, tab *Table, st *oracle.Stdlib, pcs []uint64) *a
 			line = 0
 		}
 		f, _ := tab.ResolveFunction(pc)
-		if f.field(tab.l.pcln) == 0 {
+		if f.field(tab.layout.pcln) == 0 {
 			// No line table (go:buildid in Plan 9 binaries): the
 			// runtime reports none; debug/gosym decodes the bytes at
 			// offset 0 of the pc-value tables.
@@ -170,10 +170,10 @@ func stdlibAgrees(tab *Table, st *oracle.Stdlib, pc uint64, in, out Location) bo
 // isLastFile tells whether name is the file debug/gosym misses in Go
 // 1.2–1.7 tables: the last one, whose index is the file count (spec §1.2).
 func (tab *Table) isLastFile(name string) bool {
-	if tab.l.minor >= 8 || tab.h.magic != magic12 {
+	if tab.layout.minor >= 8 || tab.hdr.magic != magic12 {
 		return false
 	}
-	n, _ := tab.h.rd.u32At(tab.h.filetab, 0)
+	n, _ := tab.hdr.rd.u32At(tab.hdr.filetab, 0)
 	return name == tab.globalFile(int32(n))
 }
 

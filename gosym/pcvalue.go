@@ -76,11 +76,11 @@ func uvarintLong(p []byte) (v uint32, n int) {
 // pcvalue returns the value of the table at off for target, or -1 if the
 // table does not cover target. It is pcIter's walk, unrolled.
 func (t *Table) pcvalue(off uint32, entry, target uint64) int32 {
-	if off == 0 || uint64(off) >= uint64(len(t.h.pctab)) {
+	if off == 0 || uint64(off) >= uint64(len(t.hdr.pctab)) {
 		return -1
 	}
-	p := t.h.pctab[off:]
-	quantum := t.h.quantum
+	p := t.hdr.pctab[off:]
+	quantum := t.hdr.quantum
 	pc, val := entry, int32(-1)
 	for {
 		uv, n := uvarint(p)

@@ -1,35 +1,20 @@
-// Package gosym reads the symbol tables that the Go toolchain writes into
-// every executable (the pclntab, the inline trees and the build info) and
-// answers, without allocating, which function holds a PC, which source file
-// and line it comes from, and which inlined calls wrap it.
-//
-// It reads binaries of every Go release from 1.2 on, for every operating
-// system and architecture, through the small object.Object interface;
-// package object opens ELF, Mach-O, PE and Plan 9 files.
-//
-// A Table speaks link-time addresses: for a position-independent executable
-// loaded elsewhere, subtract the load bias from a runtime PC first, or turn
-// the PC's file offset (from /proc/PID/maps) into an address with
-// object.AddrOfFileOffset. Lookups
-// take the address of an instruction; for a return address taken from a
-// stack, look up pc-1 (unless it is a function's entry), as the runtime does.
 package gosym
 
 import (
+	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
+	"github.com/gosym-dev/gosym/internal/buildinfo"
 	"github.com/gosym-dev/gosym/object"
 )
 
 // Table is the Go symbol table of one executable. Building one decodes only
 // the table's header; functions are decoded when they are looked up. A
-// Table is safe for concurrent use, and the strings it returns stay valid
-// after Close.
+// Table is safe for concurrent use, and what it returns stays valid after
+// Close (see the package documentation, "Lifetime").
 //
 // A Table keeps the line tables of the functions it resolves PCs in more
 // than once, decoded, so that later lookups there are binary searches:
@@ -37,10 +22,11 @@ import (
 // (see SetLineCacheLimit). It also keeps one bit per function, and copies
 // of the name and file tables, from which it hands out strings.
 type Table struct {
-	h    *header
-	l    layout
-	data []byte // the pclntab, from its magic
-	addr uint64 // link-time address of data
+	obj    object.Object // what the table was read from; kept reachable for the bytes below
+	hdr    *header       // the pclntab's header and the sub-tables it locates
+	layout layout        // where the fields of this release's records are
+	data   []byte        // the pclntab, from its magic
+	addr   uint64        // link-time address of data
 
 	text      uint64        // runtime.text: base of 1.18+ entry offsets
 	textSects []textSection // moduledata.textsectmap when text is split
@@ -62,29 +48,49 @@ type Table struct {
 		err  error
 	}
 
-	closer io.Closer
+	closer io.Closer // the object, when Open made the table
 	closed atomic.Bool
 }
 
-// Open opens the named executable and reads its Go symbol table. The file
-// stays mapped until Close.
+// Open opens the named executable (with object.Open) and reads its Go
+// symbol table. Errors name the file: "gosym: /bin/ls: no Go symbol table".
 func Open(name string) (*Table, error) {
 	f, err := object.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gosym: %w", err)
 	}
-	t, err := NewTable(f)
+	t, err := newTable(f)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("gosym: %s: %w", name, err)
 	}
 	t.closer = f
 	return t, nil
 }
 
-// Close releases the file mapping of a Table made by Open. Strings returned
-// earlier stay valid; lookups after Close return ErrClosed. Close of a
-// Table made by NewTable does not close its Object.
+// NewTable reads the Go symbol table of obj. It finds the pclntab (by
+// section, by symbol, or by scanning the loadable data for a valid header),
+// the build info and, for Go 1.18 and later, the moduledata that gives the
+// text base and the funcdata base. Its work does not depend on the number
+// of functions. An object without a Go symbol table gets an error wrapping
+// ErrNoTable; an inconsistent one an error wrapping ErrCorrupted.
+//
+// The Table reads obj's section data for as long as it is in use; obj
+// must stay valid that long.
+func NewTable(obj object.Object) (*Table, error) {
+	t, err := newTable(obj)
+	if err != nil {
+		return nil, fmt.Errorf("gosym: %w", err)
+	}
+	return t, nil
+}
+
+// Close marks the table closed: lookups after it return ErrClosed. A
+// Function obtained earlier, Info and every string returned keep answering
+// as before. For a Table made by Open, Close closes the object too, whose
+// memory is released once nothing refers to the Table. Close of a Table
+// made by NewTable does not close its Object. A second Close does nothing
+// and returns nil.
 func (t *Table) Close() error {
 	if t.closed.Swap(true) {
 		return nil
@@ -95,25 +101,73 @@ func (t *Table) Close() error {
 	return nil
 }
 
+// Object returns the object the table reads, for
+// object.AddrOfFileOffset, build IDs or code bytes. A Table made by Open
+// owns it: do not close it yourself.
+func (t *Table) Object() object.Object { return t.obj }
+
 // GoVersion returns the Go release that built the binary, such as
 // "go1.26.8", as recorded in its build info (or, before Go 1.13, in
 // runtime.buildVersion when the binary has symbols); "" if unknown.
 func (t *Table) GoVersion() string { return t.version }
 
-// parseMinor returns N of a version string "go1.N...", or 0.
-func parseMinor(v string) int {
-	i := strings.Index(v, "go1.")
-	if i < 0 {
-		return 0
-	}
-	s := v[i+4:]
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	m, err := strconv.Atoi(s[:n])
+// NumFunctions returns the number of entries of the function table, an
+// upper bound on the number of functions Functions yields.
+func (t *Table) NumFunctions() int { return int(t.hdr.nfunc) }
+
+// newTable is NewTable, with errors not yet prefixed.
+func newTable(obj object.Object) (*Table, error) {
+
+	secs, err := obj.Sections()
 	if err != nil {
-		return 0
+		return nil, err
 	}
-	return m
+	mem, err := addrspace.FromObject(obj)
+	if err != nil {
+		return nil, err
+	}
+	data, addr, foundBy, err := findPclntab(obj, secs, mem)
+	if err != nil {
+		return nil, err
+	}
+	h, err := parseHeader(data)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{obj: obj, hdr: h, data: data, addr: addr, mem: mem}
+	t.foundBy.pclntab = foundBy
+	t.version = buildinfo.Version(obj, secs, mem)
+	if t.version == "" {
+		t.version = symbolVersion(obj, mem)
+	}
+	if t.version == "" && h.magic == magic12 {
+		// Before Go 1.13 there is no build info; without symbols the
+		// version string is found in the data.
+		t.version = buildinfo.ScanVersion(obj, secs, addr, uint64(len(data)), 2, 12)
+	}
+	minor := parseMinor(t.version)
+	lo, hi := minorRange(h.magic)
+	t.wrapper.known = minor >= lo && minor <= hi
+	if !t.wrapper.known {
+		minor = t.guessMinor()
+	}
+	t.layout = layoutFor(h.magic, minor, h.rd.ptrSize)
+	if h.magic == magic12 {
+		t.names = newStrtab(data) // names and paths both live in the table
+		t.files = t.names
+	} else {
+		t.names = newStrtab(h.names)
+		t.files = newStrtab(h.filetab)
+	}
+	if h.magic == magic118 || h.magic == magic120 {
+		if err := t.findModuledata(obj, secs); err != nil {
+			return nil, err
+		}
+	}
+	if h.nfunc > 0 {
+		if _, _, err := t.checkRecord(0); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
 }

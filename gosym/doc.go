@@ -1,0 +1,38 @@
+// Package gosym reads the symbol tables that the Go toolchain writes into
+// every executable (the pclntab, the inline trees and the build info) and
+// answers, without allocating, which function holds a PC, which source file
+// and line it comes from, and which inlined calls wrap it.
+//
+// It reads binaries of every Go release from 1.2 on, for every operating
+// system and architecture, through the small object.Object interface;
+// package object opens ELF, Mach-O, PE and Plan 9 files. FORMAT.md, beside
+// this file, describes the tables it reads.
+//
+// # Addresses
+//
+// A Table speaks link-time addresses: for a position-independent executable
+// loaded elsewhere, subtract the load bias from a runtime PC first, or turn
+// the PC's file offset (from /proc/PID/maps) into an address with
+// object.AddrOfFileOffset (Table.Object gives the object).
+//
+// Lookups take the address of an instruction. Which address that is
+// depends on where the PC came from:
+//
+//   - A thread's current PC, and the PC of a frame interrupted by a signal
+//     or by asynchronous preemption (the frame under runtime.sigpanic or
+//     runtime.asyncPreempt), is the instruction itself: look it up as is.
+//   - A return address read from a stack (by a stack walk of your own, or
+//     in a core file) is the instruction after the call: look up pc-1, as
+//     the runtime does, to get the call's own line and inlined frames.
+//   - runtime.Callers returns return addresses too; runtime.CallersFrames
+//     subtracts for you. The addresses of pprof profiles written by
+//     runtime/pprof, and of most profilers, are already call PCs (return
+//     address minus one): look them up as they are.
+//
+// # Lifetime
+//
+// A Table made by Open owns its file. Close marks the Table closed: later
+// lookups return ErrClosed. The file's memory is released once nothing
+// refers to the Table any longer, so that a Function obtained earlier, Info,
+// and every string a Table returned keep answering as before.
+package gosym

@@ -1,0 +1,122 @@
+package gosym
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/gosym-dev/gosym/internal/addrspace"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// pclntabSections are the section names the linkers give the pclntab.
+var pclntabSections = []string{".gopclntab", ".data.rel.ro.gopclntab", "__gopclntab"}
+
+// findPclntab returns the pclntab bytes, their address, and how they were
+// found.
+func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) ([]byte, uint64, string, error) {
+	for i, s := range secs {
+		for _, name := range pclntabSections {
+			if s.Name != name {
+				continue
+			}
+			data, err := obj.SectionData(i)
+			if err != nil {
+				return nil, 0, "", err
+			}
+			if _, _, ok := parseMagic(data); ok {
+				return data, s.Addr, "section " + name, nil
+			}
+		}
+	}
+	if sl, ok := obj.(object.SymbolLookup); ok {
+		for _, pre := range []string{"runtime.", ""} {
+			start, err1 := sl.LookupSymbol(pre + "pclntab")
+			end, err2 := sl.LookupSymbol(pre + "epclntab")
+			if err1 != nil || err2 != nil || end.Addr <= start.Addr {
+				continue
+			}
+			if data := mem.Slice(start.Addr, end.Addr-start.Addr); data != nil {
+				return data, start.Addr, "symbol " + pre + "pclntab", nil
+			}
+		}
+	}
+	// Scan the loadable data, read-only sections first (old PE binaries
+	// keep the table in .text).
+	for _, exec := range []bool{false, true} {
+		for i, s := range secs {
+			if s.Flags&object.SectionAlloc == 0 || s.FileSize == 0 || (s.Flags&object.SectionExec != 0) != exec {
+				continue
+			}
+			sec, err := obj.SectionData(i)
+			if err != nil {
+				continue
+			}
+			if off, ok := scanPclntab(sec); ok {
+				return sec[off:], s.Addr + uint64(off), "scan of " + sectionName(s), nil
+			}
+		}
+	}
+	return nil, 0, "", ErrNoTable
+}
+
+// sectionName names a section in messages.
+func sectionName(s object.SectionHeader) string {
+	if s.Name == "" {
+		return fmt.Sprintf("segment at %#x", s.Addr)
+	}
+	return "section " + s.Name
+}
+
+// scanPclntab finds the first plausible pclntab header in b.
+func scanPclntab(b []byte) (int, bool) {
+	ff := []byte{0xff, 0xff, 0xff}
+	for off := 0; ; {
+		i := bytes.Index(b[off:], ff)
+		if i < 0 {
+			return 0, false
+		}
+		i += off
+		// Little-endian magics end in ff ff ff; big-endian ones start so.
+		for _, start := range []int{i - 1, i} {
+			if start >= 0 && start%4 == 0 && plausiblePclntab(b[start:]) {
+				return start, true
+			}
+		}
+		off = i + 1
+	}
+}
+
+// plausiblePclntab checks a candidate header found by scanning: it must
+// parse, and its first functions must be sorted and point at records whose
+// own entries agree.
+func plausiblePclntab(b []byte) bool {
+	if _, _, ok := parseMagic(b); !ok {
+		return false
+	}
+	h, err := parseHeader(b)
+	if err != nil || h.nfunc == 0 {
+		return false
+	}
+	t := &Table{hdr: h, data: b, layout: layoutFor(h.magic, 12, h.rd.ptrSize)}
+	if h.magic != magic12 && h.magic != magic116 {
+		// Offsets into text: checked through the record's own copy.
+		t.layout = layoutFor(h.magic, 20, h.rd.ptrSize)
+	}
+	prev := uint64(0)
+	for i := uint64(0); i < min(h.nfunc, 8); i++ {
+		e := t.entryAt(i)
+		if i > 0 && e < prev {
+			return false
+		}
+		prev = e
+		off, ok := t.funcOffAt(i)
+		if !ok {
+			continue
+		}
+		if _, _, err := t.checkRecord(i); err != nil || off == 0 {
+			return false
+		}
+	}
+	return true
+}
+

@@ -1,0 +1,130 @@
+package gosym
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gosym-dev/gosym/internal/addrspace"
+	"github.com/gosym-dev/gosym/internal/buildinfo"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// The release that wrote a table fixes its record layout within a magic's
+// family. It comes from the build info (Go 1.13+), from the symbol
+// runtime.buildVersion, or from the version string found in the data; when
+// none of those is there it is guessed from the records themselves.
+
+// parseMinor returns N of a version string "go1.N...", or 0.
+func parseMinor(v string) int {
+	i := strings.Index(v, "go1.")
+	if i < 0 {
+		return 0
+	}
+	s := v[i+4:]
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	m, err := strconv.Atoi(s[:n])
+	if err != nil {
+		return 0
+	}
+	return m
+}
+
+// symbolVersion reads runtime.buildVersion, a Go string, when the object
+// has symbols: the only record of the release before Go 1.13.
+func symbolVersion(obj object.Object, mem *addrspace.Space) string {
+	sl, ok := obj.(object.SymbolLookup)
+	if !ok {
+		return ""
+	}
+	sym, err := sl.LookupSymbol("runtime.buildVersion")
+	if err != nil {
+		return ""
+	}
+	// The string header is two pointers; try both pointer sizes, keeping
+	// the one that yields a version-looking string.
+	for _, p := range []uint64{8, 4} {
+		hdr := mem.Slice(sym.Addr, 2*p)
+		if hdr == nil {
+			continue
+		}
+		for _, rd := range []reader{{false, int(p)}, {true, int(p)}} {
+			v := buildinfo.String(mem, rd.ptr(hdr), rd.ptr(hdr[p:]))
+			if parseMinor(v) > 0 {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// guessMinor picks a Go minor version for a table whose release is not
+// recorded: the oldest of the magic's range, except that Go 1.2–1.11 and
+// 1.12–1.15 records (one magic, two layouts) are told apart by statistics
+// over a few records (spec §8.2).
+func (t *Table) guessMinor() int {
+	lo, _ := minorRange(t.hdr.magic)
+	if t.hdr.magic != magic12 {
+		return lo
+	}
+	// Little-endian family A stores nfuncdata as an int32 at P+28, so byte
+	// P+28 is usually non-zero and P+31 zero; family B keeps funcID (mostly
+	// zero) at P+28 and nfuncdata at P+31.
+	p := t.hdr.rd.ptrSize
+	votesA, votesB := 0, 0
+	n := t.hdr.nfunc
+	for k := uint64(0); k < min(n, 64); k++ {
+		i := k * n / min(n, 64)
+		off, ok := t.funcOffAt(i)
+		if !ok || off > uint64(len(t.hdr.funcs)) || uint64(len(t.hdr.funcs))-off < uint64(p+32) {
+			continue
+		}
+		rec := t.hdr.funcs[off:]
+		a, b := rec[p+28], rec[p+31]
+		if t.hdr.rd.bigEndian {
+			// Both families put nfuncdata in the last byte; only family
+			// B has zero padding in the middle bytes of a non-zero word.
+			if rec[p+29] != 0 || rec[p+30] != 0 {
+				votesA++
+			}
+			continue
+		}
+		switch {
+		case a != 0 && b == 0:
+			votesA++
+		case a == 0 && b != 0:
+			votesB++
+		}
+	}
+	if votesB > votesA {
+		return 12
+	}
+	return 11
+}
+
+// wrapperCache holds the wrapper funcID of a table whose release is
+// unknown, learned from runtime.deferreturn, which every release since 1.14
+// marks as a wrapper (spec §6.2).
+type wrapperCache struct {
+	known bool // the release, hence layout.wrapperID, is known
+	once  sync.Once
+	id    int
+}
+
+// wrapperID returns the funcID of compiler-generated wrappers, -1 if the
+// release marks none.
+func (t *Table) wrapperID() uint32 {
+	if t.wrapper.known || t.hdr.magic == magic12 {
+		return uint32(t.layout.wrapperID)
+	}
+	t.wrapper.once.Do(func() {
+		t.wrapper.id = t.layout.wrapperID
+		if f, err := t.LookupFunction("runtime.deferreturn"); err == nil {
+			t.wrapper.id = int(f.funcID())
+		}
+	})
+	return uint32(t.wrapper.id)
+}
