@@ -140,11 +140,12 @@ func checkGoVersion(t *testing.T, e testcorpus.Entry, tab *Table) {
 // about with ResolveLocations, following each release's reporting method
 // (testdata/corpus/README.md).
 func compareSelfReport(t *testing.T, tab *Table, rep *testcorpus.Report, minor int) *agreement {
-	var a agreement
+	var a, tree agreement
 	var locs []Location
 	var got, want []string
 	var err error
-	frames := 0
+	var frames treeFrames
+	nframes := 0
 	for i, rec := range rep.Records {
 		if rec.Gap || len(rec.Frames) == 0 {
 			continue
@@ -161,19 +162,29 @@ func compareSelfReport(t *testing.T, tab *Table, rep *testcorpus.Report, minor i
 			locs, err = tab.ResolveLocations(pc, locs)
 			if err != nil {
 				a.add(false, "pc %#x: %v, runtime %q", pc, err, want)
+			} else {
+				got = reportFrames(got[:0], locs, rep.Method, minor)
+				matchEmptyNames(got, want)
+				nframes += len(want)
+				a.add(slices.Equal(got, want), "pc %#x:\n got  %q\n want %q", pc, got, want)
+			}
+			// The same frames built from the inline tree (InlinedCalls,
+			// FunctionLine.Call) instead of ResolveLocations.
+			if locs, err = frames.at(tab, pc, locs); err != nil {
+				tree.add(false, "pc %#x: inline tree: %v, runtime %q", pc, err, want)
 				continue
 			}
 			got = reportFrames(got[:0], locs, rep.Method, minor)
 			matchEmptyNames(got, want)
-			frames += len(want)
-			a.add(slices.Equal(got, want), "pc %#x:\n got  %q\n want %q", pc, got, want)
+			tree.add(slices.Equal(got, want), "pc %#x: from the inline tree:\n got  %q\n want %q", pc, got, want)
 		}
 	}
 	if a.checked < 1000 {
 		t.Errorf("only %d PCs checked", a.checked)
 	}
 	a.report(t, "runtime self-report")
-	t.Logf("%s: %d PCs, %d frames", rep.Method, a.checked, frames)
+	tree.report(t, "runtime self-report, frames from the inline tree")
+	t.Logf("%s: %d PCs, %d frames", rep.Method, a.checked, nframes)
 	return &a
 }
 

@@ -119,4 +119,3 @@ func plausiblePclntab(b []byte) bool {
 	}
 	return true
 }
-

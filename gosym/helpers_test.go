@@ -1,7 +1,9 @@
 package gosym
 
 import (
+	"fmt"
 	"os"
+	"sort"
 	"testing"
 
 	"github.com/gosym-dev/gosym/object"
@@ -56,4 +58,46 @@ func TestInfo(t *testing.T) {
 		t.Errorf("first function: %v %v", f.Entry(), err)
 	}
 	t.Log(in)
+}
+
+// treeFrames builds the logical frames at a PC from the inline tree
+// alone (Function.Lines for the innermost call and position,
+// Function.InlinedCalls for the parents and call sites), for comparison
+// with the oracles. It keeps the tree of the last function it met.
+type treeFrames struct {
+	f     Function
+	calls []InlinedCall
+	lines LinesResult
+}
+
+// at appends to dst[:0] the frames at pc, innermost first.
+func (s *treeFrames) at(tab *Table, pc uint64, dst []Location) ([]Location, error) {
+	dst = dst[:0]
+	if s.f.t == nil || pc < s.f.Entry() || pc >= s.f.End() {
+		f, err := tab.ResolveFunction(pc)
+		if err != nil {
+			return dst, err
+		}
+		s.f = f
+		if s.calls, err = f.InlinedCalls(s.calls); err != nil {
+			return dst, err
+		}
+		if s.lines, err = f.Lines(s.lines); err != nil {
+			return dst, err
+		}
+	}
+	ranges := s.lines.FunctionLines
+	i := sort.Search(len(ranges), func(i int) bool { return ranges[i].PCHi > pc })
+	if i == len(ranges) || ranges[i].PCLo > pc {
+		return dst, fmt.Errorf("pc %#x: in no range of Lines", pc)
+	}
+	r := ranges[i]
+	file, line := r.File, r.Line
+	for k := r.Call; k >= 0; k = s.calls[k].Parent {
+		c := s.calls[k]
+		dst = append(dst, Location{Function: c.Name, File: file, Line: line, StartLine: c.StartLine, Wrapper: c.Wrapper})
+		file, line = c.CallFile, c.CallLine
+	}
+	f := s.f
+	return append(dst, Location{Function: f.Name(), File: file, Line: line, StartLine: f.StartLine(), Wrapper: f.Wrapper()}), nil
 }

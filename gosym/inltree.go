@@ -27,6 +27,9 @@ type InlinedCall struct {
 	// (or of the physical function).
 	CallFile string
 	CallLine uint32
+	// Wrapper reports a call to a compiler-generated wrapper, a frame
+	// that runtime tracebacks hide (see Function.Wrapper).
+	Wrapper bool
 }
 
 // maxInlineDepth bounds the walk from an inlined call to its physical
@@ -163,7 +166,7 @@ func (f Function) InlinedCalls(buf []InlinedCall) ([]InlinedCall, error) {
 		if !ok {
 			return buf[:0], f.formatError(errBadRecord)
 		}
-		call := InlinedCall{Name: f.callName(c), StartLine: uint32(max(c.startLine, 0)), Parent: -1}
+		call := InlinedCall{Name: f.callName(c), StartLine: uint32(max(c.startLine, 0)), Parent: -1, Wrapper: f.wrapperCall(c)}
 		if f.t.layout.inlKind == inl19 {
 			// The record names its parent and call site.
 			call.Parent = int(c.parent)

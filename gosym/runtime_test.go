@@ -19,9 +19,10 @@ func TestRuntimeFrames(t *testing.T) {
 	bias := loadBias(t, tab)
 	t.Logf("load bias %#x", bias)
 
-	var locs []Location
+	var locs, treeLocs []Location
 	var want, got []string
-	checked, mismatches, stride := 0, 0, 1
+	var tree treeFrames
+	checked, mismatches, treeMismatches, stride := 0, 0, 0, 1
 	if testing.Short() {
 		stride = 7
 	}
@@ -49,11 +50,31 @@ func TestRuntimeFrames(t *testing.T) {
 					t.Errorf("pc %#x in %s:\n got  %q\n want %q", pc, f.Name(), got, want)
 				}
 			}
+			// The same frames built from the inline tree.
+			treeLocs, err = tree.at(tab, pc, treeLocs)
+			if err != nil {
+				t.Fatalf("inline tree at %#x: %v", pc, err)
+			}
+			if got = visibleFrames(got[:0], treeLocs); len(got) == len(want) {
+				for i := range got {
+					if strings.HasPrefix(want[i], " ") {
+						got[i] = got[i][strings.IndexByte(got[i], ' '):]
+					}
+				}
+			}
+			if !slices.Equal(got, want) {
+				if treeMismatches++; treeMismatches <= 20 {
+					t.Errorf("pc %#x in %s, frames from the inline tree:\n got  %q\n want %q", pc, f.Name(), got, want)
+				}
+			}
 			checked++
 		}
 	}
 	if mismatches > 0 {
 		t.Errorf("%d of %d PCs disagree with runtime.CallersFrames", mismatches, checked)
+	}
+	if treeMismatches > 0 {
+		t.Errorf("%d of %d PCs: frames from the inline tree disagree with runtime.CallersFrames", treeMismatches, checked)
 	}
 	t.Logf("%d PCs agree with runtime.CallersFrames", checked)
 	if checked < 10000 {
