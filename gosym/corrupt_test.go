@@ -1,10 +1,17 @@
 package gosym
 
 import (
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/alloctest"
 
 	"github.com/gosym-dev/gosym/object"
 )
@@ -127,4 +134,157 @@ func TestCorruptPclntab(t *testing.T) {
 		}
 		exercise(t, tab, pcs)
 	}
+}
+
+// lookupPass resolves every PC of every function of tab (stopping at the
+// first function-table error, as a caller would; and at 16 KiB into a
+// function, whose end a damaged table may put gigabytes away), with Lines,
+// InlinedCalls and InlineFunctions once per function, and returns how many
+// lookups failed. Its buffers are reused, as a caller's would be.
+func lookupPass(tab *Table) (lookups, failed int) {
+	var locs []Location
+	var lines LinesResult
+	var calls []InlinedCall
+	var inl []InlineFunction
+	for f, err := range tab.Functions() {
+		if err != nil {
+			break
+		}
+		for pc := f.Entry(); pc < min(f.End(), f.Entry()+1<<14); pc++ {
+			lookups++
+			if locs, err = tab.ResolveLocations(pc, locs); err != nil {
+				failed++
+			}
+		}
+		lines, _ = f.Lines(lines)
+		calls, _ = f.InlinedCalls(calls)
+		inl, _ = f.InlineFunctions(inl)
+	}
+	return lookups, failed
+}
+
+// TestDamagedTableAllocation flips bits in the pclntab header, the file
+// table and the function records of a real binary of each layout, and
+// checks that a pass of lookups over every PC allocates at most four
+// times the size of the binary, however many lookups fail: an error costs
+// O(1), and nothing is formatted again and again. (A damaged hello-world
+// binary of 2.3 MB once made such a pass allocate 23 MB, mostly error
+// messages formatted inside the decoding loops.)
+func TestDamagedTableAllocation(t *testing.T) {
+	loadFuzzBases(t)
+	trials := 4
+	if testing.Short() || raceEnabled {
+		trials = 1
+	}
+	damagedTrials, failedLookups, maxRatio := 0, 0, 0.0
+	for bi, base := range fuzzBases.objs {
+		size := uint64(0)
+		for _, d := range base.data {
+			size += uint64(len(d))
+		}
+		sec := base.section(".gopclntab")
+		if sec < 0 {
+			t.Fatalf("base %s: no .gopclntab", fuzzBaseNames[bi])
+		}
+		tab, err := NewTable(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Where the header, the file table and the function records
+		// are (the records follow the functab).
+		var regions [][2]int
+		at := func(b []byte, n int) {
+			if off, ok := offsetIn(base.data[sec], b); ok && len(b) > 0 {
+				end := min(int(off)+min(n, len(b)), len(base.data[sec]))
+				regions = append(regions, [2]int{int(off), end})
+			}
+		}
+		if tab.hdr.magic != magic12 {
+			// The low bytes of the header's table offsets: a table
+			// moved by a few bytes reads as garbage that still parses.
+			p := tab.hdr.rd.ptrSize
+			for w := 2; w < 8; w++ {
+				at(base.data[sec][8+w*p:], 2)
+			}
+		}
+		at(tab.hdr.filetab, 4096)
+		if recs := tab.hdr.funcs[len(tab.hdr.functab):]; tab.hdr.magic != magic12 {
+			at(recs, 1<<18)
+		} else {
+			at(tab.hdr.functab[len(tab.hdr.functab):cap(tab.hdr.functab)], 1<<18)
+		}
+		r := rand.New(rand.NewPCG(uint64(bi), 12))
+		for trial := range trials {
+			d := slices.Clone(base.data[sec])
+			for range 1 + trial%4 {
+				reg := regions[r.IntN(len(regions))]
+				i := reg[0] + r.IntN(reg[1]-reg[0])
+				d[i] ^= 1 << r.IntN(8)
+			}
+			m := damaged(base, sec, 0, nil, 0)
+			m.data[sec] = d
+			bad, err := NewTable(m)
+			if err != nil {
+				continue
+			}
+			var lookups, failed int
+			n := alloctest.Bytes(func() { lookups, failed = lookupPass(bad) })
+			damagedTrials++
+			failedLookups += failed
+			maxRatio = max(maxRatio, float64(n)/float64(size))
+			if n > 4*size {
+				t.Errorf("%s, trial %d: a pass of %d lookups (%d failed) allocated %d bytes, more than 4 × %d", fuzzBaseNames[bi], trial, lookups, failed, n, size)
+			}
+		}
+	}
+	t.Logf("%d damaged tables opened, %d failed lookups in all; the most a pass allocated: %.2f × the binary", damagedTrials, failedLookups, maxRatio)
+	if failedLookups == 0 {
+		t.Error("no lookup failed: the damage tested nothing")
+	}
+}
+
+// TestSharedDamagedCases runs the lookup pass over the damaged binaries
+// of the issue that reported the allocation churn
+// (../shared/cases/corrupt-header-*.bin.gz beside the repository), when
+// they are there: at most four times the input.
+func TestSharedDamagedCases(t *testing.T) {
+	paths, _ := filepath.Glob("../../shared/cases/corrupt-header-*.bin.gz")
+	if len(paths) == 0 {
+		t.Skip("../shared/cases is not beside the repository (TestDamagedTableAllocation covers the same damage)")
+	}
+	for _, p := range paths {
+		bin := gunzipFile(t, p)
+		obj, err := object.NewBytes(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := NewTable(obj)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		var lookups, failed int
+		n := alloctest.Bytes(func() { lookups, failed = lookupPass(tab) })
+		t.Logf("%s: %d lookups, %d failed, %d bytes allocated (%.2f × the input)", filepath.Base(p), lookups, failed, n, float64(n)/float64(len(bin)))
+		if n > 4*uint64(len(bin)) || failed == 0 {
+			t.Errorf("%s: a pass of %d lookups (%d failed) allocated %d bytes, more than 4 × %d", p, lookups, failed, n, len(bin))
+		}
+	}
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

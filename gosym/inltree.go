@@ -80,9 +80,18 @@ const (
 	errTreeOrder   = "inline tree lists a call before its caller"
 )
 
-// formatError returns a FormatError about f's data.
+// formatError returns a FormatError about f's data. The Table keeps the
+// last one made and hands it out again for the same function and message:
+// errors do not change, and a pass of lookups over a damaged function
+// then makes one.
 func (f Function) formatError(msg string) error {
-	return &FormatError{Func: f.Name(), Off: -1, Msg: msg}
+	name := f.Name()
+	if e := f.t.lastError.Load(); e != nil && e.Msg == msg && e.Func == name {
+		return e
+	}
+	e := &FormatError{Func: name, Off: -1, Msg: msg}
+	f.t.lastError.Store(e)
+	return e
 }
 
 // record decodes record ix of the tree. ok is false if the record is

@@ -48,6 +48,8 @@ type Table struct {
 		err  error
 	}
 
+	lastError atomic.Pointer[FormatError] // see Function.formatError
+
 	closer io.Closer // the object, when Open made the table
 	closed atomic.Bool
 }
