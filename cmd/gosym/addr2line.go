@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/gosym-dev/gosym/gosym"
@@ -78,6 +77,7 @@ type symbolizer struct {
 	json    jsonLines // enc nil without -json
 	status  int
 	locs    []gosym.Location
+	buf     []byte
 	werr    error
 }
 
@@ -160,7 +160,7 @@ func (s *symbolizer) line(text string) {
 		return
 	}
 	if len(locs) == 0 {
-		fmt.Fprintf(s.w, "?\n?:0\n")
+		s.writeNoFunc()
 		return
 	}
 	if s.inlines {
@@ -178,17 +178,11 @@ func (s *symbolizer) line(text string) {
 	s.writeFileLine(locs[0])
 }
 
-// writeFileLine writes "file:line\n" as go tool addr2line does: a PC with no
-// line (alignment padding) is ":-1", the value debug/gosym returns.
+// writeFileLine writes l's "file:line\n" (see fileLine).
 func (s *symbolizer) writeFileLine(l gosym.Location) {
-	s.w.WriteString(l.File)
-	s.w.WriteByte(':')
-	if l.File == "" && l.Line == 0 {
-		s.w.WriteString("-1")
-	} else {
-		s.w.WriteString(strconv.FormatUint(uint64(l.Line), 10))
-	}
-	s.w.WriteByte('\n')
+	s.buf = appendFileLine(s.buf[:0], l.File, l.Line)
+	s.buf = append(s.buf, '\n')
+	s.w.Write(s.buf)
 }
 
 // bad reports a bad input line on stderr and answers it in the output, so
@@ -201,5 +195,10 @@ func (s *symbolizer) bad(text string, err error) {
 		s.json.write(jsonBad{strings.TrimSpace(text), s.b.path, jsonError{err.Error()}})
 		return
 	}
-	fmt.Fprintf(s.w, "?\n?:0\n")
+	s.writeNoFunc()
+}
+
+// writeNoFunc writes the answer for a PC in no function.
+func (s *symbolizer) writeNoFunc() {
+	s.w.WriteString(noFunc + "\n" + noPos + "\n")
 }

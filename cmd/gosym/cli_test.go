@@ -5,6 +5,7 @@ import (
 	"debug/buildinfo"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,5 +266,49 @@ func TestReadmeQuickStart(t *testing.T) {
 	want := mustRun(t, "", "addr2line", gobin, hex(fn.Entry()))
 	if string(out) != want || !strings.HasPrefix(want, "main.main\n") {
 		t.Errorf("%s\nprints %q, want %q", block, out, want)
+	}
+}
+
+// TestUnknownPositions checks that every command spells unknown positions
+// as go tool addr2line does: ":-1" in a function that records no line
+// (go:textfipsstart, which has no line table), and "?" at "?:0" in no
+// function.
+func TestUnknownPositions(t *testing.T) {
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	const name = "go:textfipsstart"
+	fn, err := openTable(t, b.Path).LookupFunction(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := hex(fn.Entry())
+	const inFunc, noFunc = ":-1", "?:0"
+
+	// The oracle, when there is one: go tool addr2line itself.
+	if testing.Short() {
+		t.Log("not running go tool addr2line in short mode")
+	} else if got := runTool(t, entry+"\n0x10\n", goTool(t, "addr2line"), b.Path); got != name+"\n"+inFunc+"\n?\n"+noFunc+"\n" {
+		t.Fatalf("go tool addr2line prints %q; the test expects otherwise", got)
+	}
+
+	for _, args := range [][]string{{"addr2line"}, {"addr2line", "-inlines"}} {
+		args = append(args, b.Path, entry, "0x10")
+		if got, want := mustRun(t, "", args...), name+"\n"+inFunc+"\n?\n"+noFunc+"\n"; got != want {
+			t.Errorf("gosym %q: %q, want %q", args, got, want)
+		}
+	}
+	if got, want := mustRun(t, "", "funcs", "-match", "^"+name+"$", b.Path), fmt.Sprintf("%s\t%#x\t%s\t%s\n", entry, fn.End(), name, inFunc); got != want {
+		t.Errorf("funcs: %q, want %q", got, want)
+	}
+	if got, want := mustRun(t, "", "lines", b.Path, name), fmt.Sprintf("%s\t%#x\t%s\t%s\n", entry, fn.End(), name, inFunc); got != want {
+		t.Errorf("lines: %q, want %q", got, want)
+	}
+	rows, _, _ := parseAsm(t, mustRun(t, "", "disasm", b.Path, name))
+	if len(rows[name]) == 0 {
+		t.Errorf("disasm %s: no instructions", name)
+	}
+	for _, r := range rows[name] {
+		if r.fileLine != inFunc {
+			t.Errorf("disasm: %q, want file:line %q", r, inFunc)
+		}
 	}
 }

@@ -24,11 +24,15 @@
 // name as stored in the binary ("main.main", "main.(*T).M",
 // "pkg.F[go.shape.int]"), or an address with 0x inside the function.
 //
-// In text output an unknown file is "?" (and its line 0), except in the
-// output of addr2line without -json, which follows go tool addr2line. With
-// -json, output is JSON Lines (one object per line), except for info, which
-// writes one object; unknown files are "" there, addresses strings such
-// as "0x401000", and the field names given below are stable.
+// Text output spells unknown positions as go tool addr2line does, in every
+// command: a PC in no function is in function "?" at "?:0", and a PC whose
+// function records neither file nor line there (alignment padding, or a
+// function without a line table) is at ":-1"; a file alone unknown is
+// empty (":12").
+//
+// With -json, output is JSON Lines (one object per line), except for info,
+// which writes one object; unknown files are "" there, addresses strings
+// such as "0x401000", and the field names given below are stable.
 //
 // # info
 //
@@ -139,8 +143,8 @@
 //
 //	NAME<TAB>FILE:STARTLINE
 //
-// FILE is the file of the inlinee's body ("?" if none of its instructions is
-// left) and STARTLINE the line of its func keyword (0 before Go 1.20). JSON
+// FILE is the file of the inlinee's body (empty if none of its instructions
+// is left) and STARTLINE the line of its func keyword (0 before Go 1.20). JSON
 // fields: name, file, start_line.
 //
 // With -tree it shows what was inlined where: the tree of the inlined calls
@@ -559,12 +563,31 @@ func baseName(file string) string {
 	return filepath.Base(file)
 }
 
-// fileLine formats file:line for text output, with "?" for an unknown file.
+// Unknown positions are printed in text output as go tool addr2line prints
+// them, by every command: a PC in no function has the function noFunc and
+// the position noPos, and a PC in a function that knows neither file nor
+// line there (alignment padding, a function without a line table) has the
+// position noFileLine; fileLine and appendFileLine spell that one.
+const (
+	noFunc     = "?"
+	noPos      = "?:0"
+	noFileLine = ":-1"
+)
+
+// fileLine formats the source position file:line for text output, as
+// go tool addr2line does: noFileLine when both are unknown.
 func fileLine(file string, line uint32) string {
-	if file == "" {
-		file = "?"
+	return string(appendFileLine(nil, file, line))
+}
+
+// appendFileLine appends fileLine(file, line) to dst.
+func appendFileLine(dst []byte, file string, line uint32) []byte {
+	if file == "" && line == 0 {
+		return append(dst, noFileLine...)
 	}
-	return fmt.Sprintf("%s:%d", file, line)
+	dst = append(dst, file...)
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, uint64(line), 10)
 }
 
 // hex formats an address for JSON.
