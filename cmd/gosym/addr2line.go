@@ -137,7 +137,7 @@ func (s *symbolizer) line(text string) {
 	locs, err := s.b.tab.ResolveLocations(pc, s.locs)
 	s.locs = locs
 	if err != nil && !errors.Is(err, gosym.ErrPCNotFound) {
-		s.bad(text, fmt.Errorf("%s: %#x: %s", s.b.path, pc, cause(err)))
+		s.bad(text, fmt.Errorf("%s: %#x: %w", s.b.path, pc, err))
 		return
 	}
 	if s.json.enc != nil {

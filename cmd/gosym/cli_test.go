@@ -6,11 +6,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // usageLines are the first lines of each command's usage.
@@ -142,8 +146,8 @@ func TestErrors(t *testing.T) {
 	cases := []struct {
 		path, want string
 	}{
-		{text, "not an object file"},
-		{empty, "not an object file"},
+		{text, "object: "}, // the object package's message: see TestUnknownFormat
+		{empty, "object: "},
 		{dir, "is a directory"},
 		{missing, "no such file or directory"},
 		{corrupt, "corrupt symbol table: pclntab claims 1099511627776 functions"},
@@ -309,6 +313,47 @@ func TestUnknownPositions(t *testing.T) {
 	for _, r := range rows[name] {
 		if r.fileLine != inFunc {
 			t.Errorf("disasm: %q, want file:line %q", r, inFunc)
+		}
+	}
+}
+
+// TestUnknownFormat checks that the error for a file in no known format
+// names the file and passes on the object package's message, which shows
+// the magic number read, and that the errors of openBinary wrap the
+// sentinel errors.
+func TestUnknownFormat(t *testing.T) {
+	data := make([]byte, 4096)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	path := filepath.Join(t.TempDir(), "random")
+	if err := os.WriteFile(path, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := object.NewBytes(data); !errors.Is(err, object.ErrUnknownFormat) {
+		t.Fatalf("random bytes %x...: object.NewBytes says %v", data[:4], err)
+	}
+	for _, args := range [][]string{
+		{"info", path},
+		{"addr2line", path, "0x401000"},
+		{"lidia", path, "-o", filepath.Join(t.TempDir(), "out.lidia")},
+	} {
+		out, errOut, status := gosymCmd(t, "", args...)
+		if status != 1 || out != "" || !strings.HasPrefix(errOut, "gosym: "+path+": object: ") ||
+			!strings.Contains(errOut, "magic") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("gosym %q: status %d, stdout %q, stderr %q; want status 1 and an error naming the file and its magic", args, status, out, errOut)
+		}
+	}
+
+	_, err := openBinary(path)
+	if !errors.Is(err, object.ErrUnknownFormat) {
+		t.Errorf("openBinary(random bytes): %v, not wrapping object.ErrUnknownFormat", err)
+	}
+	if c := cBinary(); c != "" {
+		_, err := openBinary(c)
+		if !errors.Is(err, gosym.ErrNoTable) || err.Error() != c+": no Go symbol table" {
+			t.Errorf("openBinary(%s): %v; want %q wrapping gosym.ErrNoTable", c, err, c+": no Go symbol table")
 		}
 	}
 }

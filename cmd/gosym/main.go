@@ -14,8 +14,9 @@
 // on success, 1 on an error (a file that cannot be read, a function that
 // does not exist, a bad address) and 2 on bad usage. Error messages name
 // the file and the cause, such as "gosym: /bin/ls: no Go symbol table",
-// "gosym: notes.txt: not an object file" or "gosym: prog: corrupt symbol
-// table: pclntab claims 1099511627776 functions, more than fit".
+// "gosym: notes.txt: object: unknown format (magic 68 65 6c 6c; reads ELF,
+// Mach-O, PE and Plan 9)" or "gosym: prog: corrupt symbol table: pclntab
+// claims 1099511627776 functions, more than fit".
 //
 // Addresses are hexadecimal, with or without 0x (or 0X), and are link-time
 // addresses: for a position-independent executable loaded elsewhere,
@@ -417,32 +418,15 @@ func (b *exe) Close() {
 	b.obj.Close()
 }
 
-// fileError returns an error "PATH: CAUSE" for an error about the file
-// path, with the cause in words a user can act on (see cause).
+// fileError returns err about the file path as an error "PATH: ERR" that
+// wraps err. An *fs.PathError about path itself is unwrapped first, so that
+// the path is named once: "prog: no such file or directory".
 func fileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
 		err = pe.Err
 	}
-	return fmt.Errorf("%s: %s", path, cause(err))
-}
-
-// cause describes err for a user: "not an object file", "no Go symbol
-// table", "corrupt symbol table: DETAIL", or else err's own message.
-func cause(err error) string {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, object.ErrUnknownFormat):
-		msg = "not an object file"
-	case errors.Is(err, gosym.ErrNoTable):
-		msg = gosym.ErrNoTable.Error()
-	case errors.Is(err, gosym.ErrCorrupted):
-		// "corrupt symbol table: detail", without a package prefix.
-		if i := strings.Index(msg, gosym.ErrCorrupted.Error()); i > 0 {
-			msg = msg[i:]
-		}
-	}
-	return msg
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // errorf prints an error message prefixed by "gosym: " and returns the
