@@ -133,7 +133,8 @@
 //
 //	{"Address":"LINE","ModuleName":"BINARY","Error":{"Message":"bad address \"LINE\""}}
 //
-// and a line with a colon the Message "reverse translation not implemented".
+// (LINE quoted in Message as far as its first 40 bytes) and a line with a
+// colon the Message "reverse translation not implemented".
 //
 // # inlines
 //
@@ -225,6 +226,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/object"
@@ -446,16 +448,35 @@ func parseAddr(s string) (uint64, error) {
 	// ParseUint would accept underscores with base 0 only; with base 16
 	// it takes plain hex digits, but also a sign: reject that.
 	if t == "" || t[0] == '+' || t[0] == '-' {
-		return 0, fmt.Errorf("bad address %q", s)
+		return 0, fmt.Errorf("bad address %s", quoteShort(s))
 	}
 	pc, err := strconv.ParseUint(t, 16, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("bad address %q: more than 64 bits", s)
+			return 0, fmt.Errorf("bad address %s: more than 64 bits", quoteShort(s))
 		}
-		return 0, fmt.Errorf("bad address %q", s)
+		return 0, fmt.Errorf("bad address %s", quoteShort(s))
 	}
 	return pc, nil
+}
+
+// maxQuoted is the most bytes of an input that quoteShort quotes.
+const maxQuoted = 40
+
+// quoteShort quotes s as %q does for an error message. When s is longer
+// than maxQuoted bytes, it quotes only the first maxQuoted (fewer if that
+// would split a UTF-8 sequence) and adds "..." and the length of s, so
+// that a bad input line of any size makes a short message:
+// "0123456789"... (1048576 bytes).
+func quoteShort(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:n], len(s))
 }
 
 // lookupFunc finds the function named by arg: a symbol name, or an address
