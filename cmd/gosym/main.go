@@ -49,6 +49,9 @@
 //
 // A binary is stripped when it has no symbol table: none of runtime.text,
 // runtime.pclntab, pclntab (Go 1.2) and main.main can be looked up in it.
+// Of an ELF file, only the static symbol table (.symtab) counts, not the
+// dynamic one (.dynsym) that stripping keeps, which holds every Go symbol
+// in a program that imports package plugin.
 // Whether it has DWARF (a section .debug_info, .zdebug_info, __debug_info
 // or __zdebug_info) is reported separately, so "-ldflags=-s" (no symbols, and
 // no DWARF either) and "-ldflags=-w" (no DWARF) builds can be told apart.
