@@ -11,16 +11,9 @@ import (
 )
 
 func runAddr2line(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("addr2line", "gosym addr2line [-inlines] [-json] BINARY [ADDR...]",
-		`Addr2line prints, for each hexadecimal address (with or without 0x) given
-as an argument or, when there are none, read from standard input one per
-line, the function name and file:line, exactly as "go tool addr2line" does:
-the physical function, and the position of the innermost inlined call.
-A bad address is reported on standard error, answered "?" and "?:0", and
-makes the exit status 1 at the end.
-`)
+	f := newFlags("addr2line")
 	inlines := f.Bool("inlines", false, "print every frame of the inline stack, innermost first")
-	jsonOut := f.Bool("json", false, "write one JSON object per address, with every frame (see the command doc)")
+	jsonOut := f.Bool("json", false, "write one JSON object per address, with every frame (its fields are listed above)")
 	b, pos, status := f.open(args, 1, -1, stdout, stderr)
 	if b == nil {
 		return status

@@ -6,10 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,15 +21,15 @@ import (
 	"github.com/gosym-dev/gosym/object"
 )
 
-// usageLines are the first lines of each command's usage.
-var usageLines = map[string]string{
-	"info":      "usage: gosym info [-json] BINARY\n",
-	"funcs":     "usage: gosym funcs [-json] [-match REGEXP] BINARY\n",
-	"addr2line": "usage: gosym addr2line [-inlines] [-json] BINARY [ADDR...]\n",
-	"inlines":   "usage: gosym inlines [-json] [-tree] BINARY FUNC\n",
-	"lines":     "usage: gosym lines [-json] BINARY FUNC\n",
-	"disasm":    "usage: gosym disasm BINARY FUNC\n",
-	"lidia":     "usage: gosym lidia [-lines=true] [-files=true] [-inlines=true] BINARY -o OUT\n",
+// usageLine returns the first line of the usage of the command name, from
+// its section of the command doc.
+func usageLine(t *testing.T, name string) string {
+	t.Helper()
+	usage, _, err := commandDoc(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "usage: " + usage + "\n"
 }
 
 func TestUsage(t *testing.T) {
@@ -41,17 +45,10 @@ func TestUsage(t *testing.T) {
 			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
 		}
 	}
-	if len(commands) != len(usageLines) {
-		t.Errorf("%d commands, usage of %d known", len(commands), len(usageLines))
-	}
 	b := corpusEntry(t, "go1.26.8.linux-amd64")
 	for _, c := range commands {
 		name := c.name
-		want, ok := usageLines[name]
-		if !ok {
-			t.Errorf("no usage line known for %s", name)
-			continue
-		}
+		want := usageLine(t, name)
 		// -h: the usage, the description and the flags on stdout.
 		for _, args := range [][]string{{name, "-h"}, {"help", name}, {name, b.Path, "-h"}} {
 			out, errOut, status := gosymCmd(t, "", args...)
@@ -78,6 +75,85 @@ func TestUsage(t *testing.T) {
 		out, errOut, status := gosymCmd(t, "", args...)
 		if status != 2 || out != "" || !strings.Contains(errOut, "arguments\n") {
 			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+}
+
+// TestCommandDoc checks that the command doc (doc.go) and the usage of
+// the commands agree: doc.go has a section for each command and no other,
+// in the same order; -h prints the section's usage line and text; and the
+// flags of the usage line are those the command defines.
+func TestCommandDoc(t *testing.T) {
+	doc, err := commandDocText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What go doc shows is what -h quotes from.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			docs = append(docs, name)
+		}
+	}
+	if !slices.Equal(docs, []string{"doc.go"}) {
+		t.Errorf("package comments in %q, want doc.go only", docs)
+	}
+
+	var names, headings []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	for _, line := range strings.Split(doc, "\n") {
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			headings = append(headings, h)
+		}
+	}
+	if !slices.Equal(headings, names) {
+		t.Errorf("doc.go has the sections %q, want one per command: %q", headings, names)
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + "."
+	if !strings.Contains(strings.Join(strings.Fields(doc), " "), "The commands are "+list) {
+		t.Errorf("doc.go does not say \"The commands are %s\"", list)
+	}
+
+	flagName := regexp.MustCompile(`(?:^|[\s\[])-(\w+)`)
+	for _, name := range names {
+		usage, text, err := commandDoc(name)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if text == "" || !strings.HasSuffix(text, "\n") || strings.Contains(text, "\n# ") {
+			t.Errorf("%s: description %q", name, text)
+		}
+		out, _, _ := gosymCmd(t, "", name, "-h")
+		if want := "usage: " + usage + "\n\n" + text; !strings.HasPrefix(out, want) {
+			t.Errorf("gosym %s -h:\n%s\nwant it to begin with\n%s", name, out, want)
+		}
+		var inUsage, defined []string
+		for _, m := range flagName.FindAllStringSubmatch(usage, -1) {
+			inUsage = append(inUsage, m[1])
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if f, ok := strings.CutPrefix(line, "  -"); ok {
+				defined = append(defined, strings.Fields(f)[0])
+			}
+		}
+		slices.Sort(inUsage)
+		slices.Sort(defined)
+		if !slices.Equal(inUsage, defined) {
+			t.Errorf("%s: the usage line %q names the flags %q; the command defines %q", name, usage, inUsage, defined)
 		}
 	}
 }

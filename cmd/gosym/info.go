@@ -35,13 +35,8 @@ type infoJSON struct {
 }
 
 func runInfo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("info", "gosym info [-json] BINARY",
-		`Info describes the binary (object format, architecture, the Go release that
-built it) and its Go symbol table (pclntab layout, where it was found, the
-number of functions and files, the text range), and says whether the binary
-is stripped: whether it lacks a symbol table.
-`)
-	jsonOut := f.Bool("json", false, "write a JSON object (see the command doc for its fields)")
+	f := newFlags("info")
+	jsonOut := f.Bool("json", false, "write a JSON object (its fields are listed above)")
 	b, _, status := f.open(args, 1, 1, stdout, stderr)
 	if b == nil {
 		return status

@@ -15,14 +15,7 @@ import (
 )
 
 func runLidia(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("lidia", "gosym lidia [-lines=true] [-files=true] [-inlines=true] BINARY -o OUT",
-		`Lidia writes the symbols of BINARY as a Lidia file, the format of
-Pyroscope's symbolizer: the PC ranges of every function and of its inlined
-calls, with call sites, line tables and source files unless turned off.
-OUT is replaced only once the whole file is written; "-o -" writes to
-standard output. On a terminal, progress is shown on standard error when
-the work takes more than a second.
-`)
+	f := newFlags("lidia")
 	out := f.String("o", "", "write the Lidia file to `OUT` (required; - for standard output)")
 	lines := f.Bool("lines", true, "include line tables")
 	files := f.Bool("files", true, "include source file names")
