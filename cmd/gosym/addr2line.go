@@ -5,23 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/gosym-dev/gosym/gosym"
 )
 
 func runAddr2line(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("addr2line", "gosym addr2line [-inlines] [-json] BINARY [ADDR...]",
-		`Addr2line prints, for each hexadecimal address (with or without 0x) given
-as an argument or, when there are none, read from standard input one per
-line, the function name and file:line, exactly as "go tool addr2line" does:
-the physical function, and the position of the innermost inlined call.
-A bad address is reported on standard error, answered "?" and "?:0", and
-makes the exit status 1 at the end.
-`)
+	f := newFlags("addr2line")
 	inlines := f.Bool("inlines", false, "print every frame of the inline stack, innermost first")
-	jsonOut := f.Bool("json", false, "write one JSON object per address, with every frame (see the command doc)")
+	jsonOut := f.Bool("json", false, "write one JSON object per address, with every frame (its fields are listed above)")
 	b, pos, status := f.open(args, 1, -1, stdout, stderr)
 	if b == nil {
 		return status
@@ -78,6 +70,7 @@ type symbolizer struct {
 	json    jsonLines // enc nil without -json
 	status  int
 	locs    []gosym.Location
+	buf     []byte
 	werr    error
 }
 
@@ -137,7 +130,7 @@ func (s *symbolizer) line(text string) {
 	locs, err := s.b.tab.ResolveLocations(pc, s.locs)
 	s.locs = locs
 	if err != nil && !errors.Is(err, gosym.ErrPCNotFound) {
-		s.bad(text, fmt.Errorf("%s: %#x: %s", s.b.path, pc, cause(err)))
+		s.bad(text, fmt.Errorf("%s: %#x: %w", s.b.path, pc, err))
 		return
 	}
 	if s.json.enc != nil {
@@ -160,7 +153,7 @@ func (s *symbolizer) line(text string) {
 		return
 	}
 	if len(locs) == 0 {
-		fmt.Fprintf(s.w, "?\n?:0\n")
+		s.writeNoFunc()
 		return
 	}
 	if s.inlines {
@@ -178,17 +171,11 @@ func (s *symbolizer) line(text string) {
 	s.writeFileLine(locs[0])
 }
 
-// writeFileLine writes "file:line\n" as go tool addr2line does: a PC with no
-// line (alignment padding) is ":-1", the value debug/gosym returns.
+// writeFileLine writes l's "file:line\n" (see fileLine).
 func (s *symbolizer) writeFileLine(l gosym.Location) {
-	s.w.WriteString(l.File)
-	s.w.WriteByte(':')
-	if l.File == "" && l.Line == 0 {
-		s.w.WriteString("-1")
-	} else {
-		s.w.WriteString(strconv.FormatUint(uint64(l.Line), 10))
-	}
-	s.w.WriteByte('\n')
+	s.buf = appendFileLine(s.buf[:0], l.File, l.Line)
+	s.buf = append(s.buf, '\n')
+	s.w.Write(s.buf)
 }
 
 // bad reports a bad input line on stderr and answers it in the output, so
@@ -201,5 +188,10 @@ func (s *symbolizer) bad(text string, err error) {
 		s.json.write(jsonBad{strings.TrimSpace(text), s.b.path, jsonError{err.Error()}})
 		return
 	}
-	fmt.Fprintf(s.w, "?\n?:0\n")
+	s.writeNoFunc()
+}
+
+// writeNoFunc writes the answer for a PC in no function.
+func (s *symbolizer) writeNoFunc() {
+	s.w.WriteString(noFunc + "\n" + noPos + "\n")
 }

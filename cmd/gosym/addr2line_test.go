@@ -436,6 +436,27 @@ func TestAddr2lineInput(t *testing.T) {
 		t.Errorf("%d lines on stderr, want 5:\n%s", n, errOut)
 	}
 
+	// A long bad line is quoted short on stderr and in -json's message,
+	// as arguments and on standard input.
+	long := "0x" + strings.Repeat("z", 1<<20)
+	wantErr := fmt.Sprintf("gosym: bad address %q... (%d bytes)\n", long[:maxQuoted], len(long))
+	for _, args := range [][]string{{"addr2line", b.Path}, {"addr2line", b.Path, long}} {
+		out, errOut, status := gosymCmd(t, long+"\n", args...)
+		if status != 1 || out != "?\n?:0\n" || errOut != wantErr {
+			t.Errorf("gosym addr2line with a 1 MB bad address (%d arguments): status %d, output %q, stderr %.200q; want %q",
+				len(args), status, out, errOut, wantErr)
+		}
+	}
+	out, _, _ = gosymCmd(t, long+"\n", "addr2line", "-json", b.Path)
+	var longBad jsonBad
+	if err := json.Unmarshal([]byte(out), &longBad); err != nil || longBad.Error.Message != strings.TrimSuffix(strings.TrimPrefix(wantErr, "gosym: "), "\n") {
+		t.Errorf("addr2line -json with a 1 MB bad address: %v, message %.200q", err, longBad.Error.Message)
+	}
+	// Multi-byte characters are not split.
+	if got, want := quoteShort(strings.Repeat("é", 30)), fmt.Sprintf("%q... (60 bytes)", strings.Repeat("é", 20)); got != want {
+		t.Errorf("quoteShort(30 é) = %s, want %s", got, want)
+	}
+
 	// -json: one object per line, bad lines too.
 	out, _, status = gosymCmd(t, "zz\n"+fmt.Sprintf("%x\n", pc)+"1:2\n", "addr2line", "-json", b.Path)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")

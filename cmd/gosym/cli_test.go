@@ -5,22 +5,31 @@ import (
 	"debug/buildinfo"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
 )
 
-// usageLines are the first lines of each command's usage.
-var usageLines = map[string]string{
-	"info":      "usage: gosym info [-json] BINARY\n",
-	"funcs":     "usage: gosym funcs [-json] [-match REGEXP] BINARY\n",
-	"addr2line": "usage: gosym addr2line [-inlines] [-json] BINARY [ADDR...]\n",
-	"inlines":   "usage: gosym inlines [-json] [-tree] BINARY FUNC\n",
-	"lines":     "usage: gosym lines [-json] BINARY FUNC\n",
-	"disasm":    "usage: gosym disasm BINARY FUNC\n",
-	"lidia":     "usage: gosym lidia [-lines=true] [-files=true] [-inlines=true] BINARY -o OUT\n",
+// usageLine returns the first line of the usage of the command name, from
+// its section of the command doc.
+func usageLine(t *testing.T, name string) string {
+	t.Helper()
+	usage, _, err := commandDoc(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "usage: " + usage + "\n"
 }
 
 func TestUsage(t *testing.T) {
@@ -36,17 +45,10 @@ func TestUsage(t *testing.T) {
 			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
 		}
 	}
-	if len(commands) != len(usageLines) {
-		t.Errorf("%d commands, usage of %d known", len(commands), len(usageLines))
-	}
 	b := corpusEntry(t, "go1.26.8.linux-amd64")
 	for _, c := range commands {
 		name := c.name
-		want, ok := usageLines[name]
-		if !ok {
-			t.Errorf("no usage line known for %s", name)
-			continue
-		}
+		want := usageLine(t, name)
 		// -h: the usage, the description and the flags on stdout.
 		for _, args := range [][]string{{name, "-h"}, {"help", name}, {name, b.Path, "-h"}} {
 			out, errOut, status := gosymCmd(t, "", args...)
@@ -73,6 +75,85 @@ func TestUsage(t *testing.T) {
 		out, errOut, status := gosymCmd(t, "", args...)
 		if status != 2 || out != "" || !strings.Contains(errOut, "arguments\n") {
 			t.Errorf("gosym %q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+}
+
+// TestCommandDoc checks that the command doc (doc.go) and the usage of
+// the commands agree: doc.go has a section for each command and no other,
+// in the same order; -h prints the section's usage line and text; and the
+// flags of the usage line are those the command defines.
+func TestCommandDoc(t *testing.T) {
+	doc, err := commandDocText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What go doc shows is what -h quotes from.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			docs = append(docs, name)
+		}
+	}
+	if !slices.Equal(docs, []string{"doc.go"}) {
+		t.Errorf("package comments in %q, want doc.go only", docs)
+	}
+
+	var names, headings []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	for _, line := range strings.Split(doc, "\n") {
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			headings = append(headings, h)
+		}
+	}
+	if !slices.Equal(headings, names) {
+		t.Errorf("doc.go has the sections %q, want one per command: %q", headings, names)
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + "."
+	if !strings.Contains(strings.Join(strings.Fields(doc), " "), "The commands are "+list) {
+		t.Errorf("doc.go does not say \"The commands are %s\"", list)
+	}
+
+	flagName := regexp.MustCompile(`(?:^|[\s\[])-(\w+)`)
+	for _, name := range names {
+		usage, text, err := commandDoc(name)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if text == "" || !strings.HasSuffix(text, "\n") || strings.Contains(text, "\n# ") {
+			t.Errorf("%s: description %q", name, text)
+		}
+		out, _, _ := gosymCmd(t, "", name, "-h")
+		if want := "usage: " + usage + "\n\n" + text; !strings.HasPrefix(out, want) {
+			t.Errorf("gosym %s -h:\n%s\nwant it to begin with\n%s", name, out, want)
+		}
+		var inUsage, defined []string
+		for _, m := range flagName.FindAllStringSubmatch(usage, -1) {
+			inUsage = append(inUsage, m[1])
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if f, ok := strings.CutPrefix(line, "  -"); ok {
+				defined = append(defined, strings.Fields(f)[0])
+			}
+		}
+		slices.Sort(inUsage)
+		slices.Sort(defined)
+		if !slices.Equal(inUsage, defined) {
+			t.Errorf("%s: the usage line %q names the flags %q; the command defines %q", name, usage, inUsage, defined)
 		}
 	}
 }
@@ -141,8 +222,8 @@ func TestErrors(t *testing.T) {
 	cases := []struct {
 		path, want string
 	}{
-		{text, "not an object file"},
-		{empty, "not an object file"},
+		{text, "object: "}, // the object package's message: see TestUnknownFormat
+		{empty, "object: "},
 		{dir, "is a directory"},
 		{missing, "no such file or directory"},
 		{corrupt, "corrupt symbol table: pclntab claims 1099511627776 functions"},
@@ -265,5 +346,90 @@ func TestReadmeQuickStart(t *testing.T) {
 	want := mustRun(t, "", "addr2line", gobin, hex(fn.Entry()))
 	if string(out) != want || !strings.HasPrefix(want, "main.main\n") {
 		t.Errorf("%s\nprints %q, want %q", block, out, want)
+	}
+}
+
+// TestUnknownPositions checks that every command spells unknown positions
+// as go tool addr2line does: ":-1" in a function that records no line
+// (go:textfipsstart, which has no line table), and "?" at "?:0" in no
+// function.
+func TestUnknownPositions(t *testing.T) {
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	const name = "go:textfipsstart"
+	fn, err := openTable(t, b.Path).LookupFunction(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := hex(fn.Entry())
+	const inFunc, noFunc = ":-1", "?:0"
+
+	// The oracle, when there is one: go tool addr2line itself.
+	if testing.Short() {
+		t.Log("not running go tool addr2line in short mode")
+	} else if got := runTool(t, entry+"\n0x10\n", goTool(t, "addr2line"), b.Path); got != name+"\n"+inFunc+"\n?\n"+noFunc+"\n" {
+		t.Fatalf("go tool addr2line prints %q; the test expects otherwise", got)
+	}
+
+	for _, args := range [][]string{{"addr2line"}, {"addr2line", "-inlines"}} {
+		args = append(args, b.Path, entry, "0x10")
+		if got, want := mustRun(t, "", args...), name+"\n"+inFunc+"\n?\n"+noFunc+"\n"; got != want {
+			t.Errorf("gosym %q: %q, want %q", args, got, want)
+		}
+	}
+	if got, want := mustRun(t, "", "funcs", "-match", "^"+name+"$", b.Path), fmt.Sprintf("%s\t%#x\t%s\t%s\n", entry, fn.End(), name, inFunc); got != want {
+		t.Errorf("funcs: %q, want %q", got, want)
+	}
+	if got, want := mustRun(t, "", "lines", b.Path, name), fmt.Sprintf("%s\t%#x\t%s\t%s\n", entry, fn.End(), name, inFunc); got != want {
+		t.Errorf("lines: %q, want %q", got, want)
+	}
+	rows, _, _ := parseAsm(t, mustRun(t, "", "disasm", b.Path, name))
+	if len(rows[name]) == 0 {
+		t.Errorf("disasm %s: no instructions", name)
+	}
+	for _, r := range rows[name] {
+		if r.fileLine != inFunc {
+			t.Errorf("disasm: %q, want file:line %q", r, inFunc)
+		}
+	}
+}
+
+// TestUnknownFormat checks that the error for a file in no known format
+// names the file and passes on the object package's message, which shows
+// the magic number read, and that the errors of openBinary wrap the
+// sentinel errors.
+func TestUnknownFormat(t *testing.T) {
+	data := make([]byte, 4096)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	path := filepath.Join(t.TempDir(), "random")
+	if err := os.WriteFile(path, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := object.NewBytes(data); !errors.Is(err, object.ErrUnknownFormat) {
+		t.Fatalf("random bytes %x...: object.NewBytes says %v", data[:4], err)
+	}
+	for _, args := range [][]string{
+		{"info", path},
+		{"addr2line", path, "0x401000"},
+		{"lidia", path, "-o", filepath.Join(t.TempDir(), "out.lidia")},
+	} {
+		out, errOut, status := gosymCmd(t, "", args...)
+		if status != 1 || out != "" || !strings.HasPrefix(errOut, "gosym: "+path+": object: ") ||
+			!strings.Contains(errOut, "magic") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("gosym %q: status %d, stdout %q, stderr %q; want status 1 and an error naming the file and its magic", args, status, out, errOut)
+		}
+	}
+
+	_, err := openBinary(path)
+	if !errors.Is(err, object.ErrUnknownFormat) {
+		t.Errorf("openBinary(random bytes): %v, not wrapping object.ErrUnknownFormat", err)
+	}
+	if c := cBinary(); c != "" {
+		_, err := openBinary(c)
+		if !errors.Is(err, gosym.ErrNoTable) || err.Error() != c+": no Go symbol table" {
+			t.Errorf("openBinary(%s): %v; want %q wrapping gosym.ErrNoTable", c, err, c+": no Go symbol table")
+		}
 	}
 }

@@ -19,17 +19,7 @@ import (
 )
 
 func runDisasm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("disasm", "gosym disasm BINARY FUNC",
-		`Disasm prints the instructions of the function FUNC (a symbol name, or an
-address with 0x inside it) in Go assembler syntax, as "go tool objdump -s"
-does: file:line, address, encoding and instruction, with call targets named.
-Wherever the inline stack changes, a comment line gives it, outermost
-first, each frame with the position of the call to the next:
-
-  ; main.main main.go:40 > strings.Index strings.go:1240 > internal/bytealg.IndexByteString
-
-It decodes amd64, 386, arm64, arm, ppc64 and ppc64le code.
-`)
+	f := newFlags("disasm")
 	b, pos, status := f.open(args, 2, 2, stdout, stderr)
 	if b == nil {
 		return status

@@ -21,13 +21,8 @@ type funcJSON struct {
 }
 
 func runFuncs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("funcs", "gosym funcs [-json] [-match REGEXP] BINARY",
-		`Funcs lists the functions in address order, one per line:
-ENTRY, END (one past the last PC), NAME and FILE:LINE, separated by tabs.
-LINE is the line of the func keyword, or for Go 1.19 and older binaries,
-which do not record it, the line of the entry PC.
-`)
-	jsonOut := f.Bool("json", false, "write one JSON object per function (see the command doc)")
+	f := newFlags("funcs")
+	jsonOut := f.Bool("json", false, "write one JSON object per function (its fields are listed above)")
 	match := f.String("match", "", "list only functions whose name matches `REGEXP` (unanchored)")
 	pos, status, ok := f.parse(args, 1, 1, stdout, stderr)
 	if !ok {

@@ -48,7 +48,7 @@ func TestFuncsStdlib(t *testing.T) {
 				file, line, _ := std.PCToLine(w.Low)
 				gotFL, wantFL := fmt.Sprintf("%s:%d", f.File, f.EntryLine), fmt.Sprintf("%s:%d", file, line)
 				if f.File == "" && f.EntryLine == 0 {
-					gotFL = ":-1" // as go tool addr2line spells an unknown line
+					gotFL = fileLine("", 0) // as go tool addr2line spells an unknown line
 				}
 				if gotFL != wantFL && knownDifference(tab, b.Minor(), w.Low, [2]string{w.Name, wantFL}, [2]string{w.Name, gotFL}) == "" {
 					if bad++; bad <= 10 {

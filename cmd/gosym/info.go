@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/gosym-dev/gosym/object"
@@ -34,13 +35,8 @@ type infoJSON struct {
 }
 
 func runInfo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("info", "gosym info [-json] BINARY",
-		`Info describes the binary (object format, architecture, the Go release that
-built it) and its Go symbol table (pclntab layout, where it was found, the
-number of functions and files, the text range), and says whether the binary
-is stripped: whether it lacks a symbol table.
-`)
-	jsonOut := f.Bool("json", false, "write a JSON object (see the command doc for its fields)")
+	f := newFlags("info")
+	jsonOut := f.Bool("json", false, "write a JSON object (its fields are listed above)")
 	b, _, status := f.open(args, 1, 1, stdout, stderr)
 	if b == nil {
 		return status
@@ -114,8 +110,14 @@ is stripped: whether it lacks a symbol table.
 
 // hasSymbols reports whether obj has a symbol table: whether it can look up
 // one of the symbols every Go executable defines (runtime.text and
-// runtime.pclntab; pclntab in Go 1.2; main.main).
-func hasSymbols(obj object.SymbolLookup) bool {
+// runtime.pclntab; pclntab in Go 1.2; main.main). For ELF, only the static
+// symbol table (.symtab) counts: the dynamic one (.dynsym), which the
+// loader needs and "strip" and "-ldflags=-s" keep, holds every Go symbol in
+// a program that imports package plugin.
+func hasSymbols(obj *object.File) bool {
+	if obj.Format() == "elf" && !hasSection(obj, ".symtab") {
+		return false
+	}
 	for _, name := range []string{"runtime.text", "runtime.pclntab", "pclntab", "main.main"} {
 		if _, err := obj.LookupSymbol(name); err == nil {
 			return true
@@ -124,17 +126,21 @@ func hasSymbols(obj object.SymbolLookup) bool {
 	return false
 }
 
-// hasDWARF reports whether obj has DWARF debugging information.
-func hasDWARF(obj object.Object) bool {
+// hasSection reports whether obj has a section with one of the names.
+func hasSection(obj object.Object, names ...string) bool {
 	secs, err := obj.Sections()
 	if err != nil {
 		return false
 	}
 	for _, s := range secs {
-		switch s.Name {
-		case ".debug_info", ".zdebug_info", "__debug_info", "__zdebug_info":
+		if slices.Contains(names, s.Name) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasDWARF reports whether obj has DWARF debugging information.
+func hasDWARF(obj object.Object) bool {
+	return hasSection(obj, ".debug_info", ".zdebug_info", "__debug_info", "__zdebug_info")
 }

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/gosym-dev/gosym/gosym"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gosym-dev/gosym/gosym"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
@@ -170,6 +176,66 @@ func TestInfoStripped(t *testing.T) {
 	}
 	if out := mustRun(t, "", "info", path); !strings.Contains(out, "stripped:            yes\n") {
 		t.Errorf("info of a stripped binary:\n%s", out)
+	}
+}
+
+// TestInfoStrippedDynsym checks a stripped binary whose dynamic symbol
+// table (.dynsym) holds Go symbols: a cgo program that imports package
+// plugin, for which the linker exports every symbol, built with
+// -ldflags=-s, which drops .symtab but not .dynsym.
+func TestInfoStrippedDynsym(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a cgo binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("builds an ELF binary with cgo")
+	}
+	goCmd := goCommand(t)
+	if out, err := exec.Command(goCmd, "env", "CGO_ENABLED", "CC").Output(); err != nil {
+		t.Skipf("go env: %v", err)
+	} else if f := strings.Fields(string(out)); len(f) < 2 || f[0] != "1" {
+		t.Skipf("cgo is not enabled: go env CGO_ENABLED CC: %q", out)
+	} else if _, err := exec.LookPath(f[1]); err != nil {
+		t.Skipf("no C compiler: %v", err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":  "module plugindemo\n\ngo 1.24\n",
+		"main.go": "package main\n\nimport _ \"plugin\"\n\nfunc main() {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "prog")
+	cmd := exec.Command(goCmd, "build", "-ldflags=-s", "-o", path, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOOS=", "GOARCH=", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// The premise: no .symtab, and main.main in .dynsym.
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if syms, err := f.Symbols(); len(syms) > 0 || !errors.Is(err, elf.ErrNoSymbols) {
+		t.Fatalf("the -ldflags=-s build has a symbol table of %d symbols (%v)", len(syms), err)
+	}
+	dyn, err := f.DynamicSymbols()
+	if err != nil || !slices.ContainsFunc(dyn, func(s elf.Symbol) bool { return s.Name == "main.main" }) {
+		t.Fatalf("the build has no main.main in .dynsym (%d symbols, %v): no test", len(dyn), err)
+	}
+
+	in := infoOf(t, path)
+	if !in.Stripped || in.Symbols || in.DWARF || in.Functions == 0 {
+		t.Errorf("info -json of a binary with only .dynsym: %+v", in)
+	}
+	out := mustRun(t, "", "info", path)
+	if !strings.Contains(out, "\nsymbols:             no\n") || !strings.Contains(out, "\nstripped:            yes\n") {
+		t.Errorf("info of a binary with only .dynsym:\n%s", out)
 	}
 }
 

@@ -26,16 +26,8 @@ type inlineCallJSON struct {
 }
 
 func runInlines(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("inlines", "gosym inlines [-json] [-tree] BINARY FUNC",
-		`Inlines lists every function inlined into the function FUNC (a symbol
-name, or an address with 0x inside it), directly or not, once each: its
-NAME and FILE:STARTLINE, separated by a tab (STARTLINE is 0 before Go 1.20).
-
-With -tree it shows what was inlined where: the tree of inlined calls that
-own instructions, each with its call site (file:line in the caller) and the
-PC ranges of its instructions and of the calls inlined into it.
-`)
-	jsonOut := f.Bool("json", false, "write one JSON object per line (see the command doc)")
+	f := newFlags("inlines")
+	jsonOut := f.Bool("json", false, "write one JSON object per line (its fields are listed above)")
 	tree := f.Bool("tree", false, "print the tree of inlined calls with call sites and PC ranges")
 	b, fn, status := f.openFunc(args, stdout, stderr)
 	if b == nil {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,14 +15,7 @@ import (
 )
 
 func runLidia(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("lidia", "gosym lidia [-lines=true] [-files=true] [-inlines=true] BINARY -o OUT",
-		`Lidia writes the symbols of BINARY as a Lidia file, the format of
-Pyroscope's symbolizer: the PC ranges of every function and of its inlined
-calls, with call sites, line tables and source files unless turned off.
-OUT is replaced only once the whole file is written; "-o -" writes to
-standard output. On a terminal, progress is shown on standard error when
-the work takes more than a second.
-`)
+	f := newFlags("lidia")
 	out := f.String("o", "", "write the Lidia file to `OUT` (required; - for standard output)")
 	lines := f.Bool("lines", true, "include line tables")
 	files := f.Bool("files", true, "include source file names")
@@ -56,22 +51,28 @@ the work takes more than a second.
 	}
 
 	// Write a temporary file next to OUT and rename it, so that OUT is
-	// never left half written.
+	// never left half written. Errors about the temporary file are
+	// reported as errors about OUT, the name the user knows.
 	tmp, err := os.CreateTemp(filepath.Dir(*out), filepath.Base(*out)+".tmp*")
 	if err != nil {
 		p.stop()
-		return errorf(stderr, "%v", err)
+		return errorf(stderr, "%v", outError(*out, err))
 	}
 	tmp.Chmod(0o644) // CreateTemp makes it 0600
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	err = lidia.Write(p.counting(w), b.tab, opts...)
 	if err != nil {
-		err = fileError(b.path, err)
-	} else if err = w.Flush(); err == nil {
-		err = tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), *out)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp.Name() {
+			err = outError(*out, err) // writing OUT failed
+		} else {
+			err = fileError(b.path, err)
+		}
+	} else if err = w.Flush(); err != nil {
+		err = outError(*out, err)
+	} else if err = tmp.Close(); err != nil {
+		err = outError(*out, err)
+	} else if err = os.Rename(tmp.Name(), *out); err != nil {
+		err = outError(*out, err)
 	}
 	p.stop()
 	if err != nil {
@@ -80,6 +81,21 @@ the work takes more than a second.
 		return errorf(stderr, "%v", err)
 	}
 	return exitOK
+}
+
+// outError returns err, an error creating, writing or renaming the
+// temporary file that becomes out, as an error "OUT: CAUSE" that wraps it:
+// the name of the temporary file means nothing to the user.
+func outError(out string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("%s: %w", out, err)
 }
 
 // Progress display settings; tests change them.

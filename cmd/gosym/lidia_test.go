@@ -94,16 +94,27 @@ func TestLidia(t *testing.T) {
 		r.Close()
 	}
 
-	// Errors: no -o; a directory that does not exist (and no file left
-	// behind).
+	// Errors: no -o; a directory that does not exist, and an OUT that
+	// cannot be replaced, named as given (not by the temporary file's
+	// name), with no file left behind.
 	if _, errOut, status := gosymCmd(t, "", "lidia", b.Path); status != 2 || !strings.Contains(errOut, "missing -o OUT") {
 		t.Errorf("lidia without -o: status %d, stderr %q", status, errOut)
 	}
 	bad := filepath.Join(dir, "nodir", "out.lidia")
-	if _, errOut, status := gosymCmd(t, "", "lidia", b.Path, "-o", bad); status != 1 || !strings.Contains(errOut, filepath.Join(dir, "nodir")) {
-		t.Errorf("lidia -o %s: status %d, stderr %q", bad, status, errOut)
+	if _, errOut, status := gosymCmd(t, "", "lidia", b.Path, "-o", bad); status != 1 || errOut != "gosym: "+bad+": no such file or directory\n" {
+		t.Errorf("lidia -o %s: status %d, stderr %q; want %q", bad, status, errOut, "gosym: "+bad+": no such file or directory\n")
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+	isDir := filepath.Join(dir, "isdir")
+	if err := os.Mkdir(isDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(isDir, "f"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, status := gosymCmd(t, "", "lidia", b.Path, "-o", isDir); status != 1 || !strings.HasPrefix(errOut, "gosym: "+isDir+": ") || strings.Contains(errOut, ".tmp") {
+		t.Errorf("lidia -o %s (a directory): status %d, stderr %q", isDir, status, errOut)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("files left in %s: %v", dir, ents)
 	}
 }

@@ -19,14 +19,8 @@ type lineJSON struct {
 }
 
 func runLines(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newFlags("lines", "gosym lines [-json] BINARY FUNC",
-		`Lines prints the PC ranges of the function FUNC (a symbol name, or an
-address with 0x inside it) over which function, file and line are constant:
-LO, HI (one past the range), FUNCTION (the innermost inlined function, or
-FUNC itself), FILE:LINE and, for inlined code, PARENTPC, a PC whose location
-is the call site; separated by tabs.
-`)
-	jsonOut := f.Bool("json", false, "write one JSON object per range (see the command doc)")
+	f := newFlags("lines")
+	jsonOut := f.Bool("json", false, "write one JSON object per range (its fields are listed above)")
 	b, fn, status := f.openFunc(args, stdout, stderr)
 	if b == nil {
 		return status

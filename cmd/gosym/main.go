@@ -1,225 +1,21 @@
-// Command gosym reads the Go symbol tables of executables built by any Go
-// release from 1.2 on, for any operating system (ELF, Mach-O, PE and Plan 9
-// files) and architecture, stripped or not. It symbolizes addresses, lists
-// functions, their lines and inlined calls, disassembles functions with
-// their inline stacks, and exports the tables for profilers.
-//
-// Usage:
-//
-//	gosym <command> [flags] BINARY [args]
-//
-// The commands are info, funcs, addr2line, inlines, lines, disasm and
-// lidia. Each takes -h ("gosym help CMD" is the same); flags may come before
-// or after the other arguments, and "--" ends them. The exit status is 0
-// on success, 1 on an error (a file that cannot be read, a function that
-// does not exist, a bad address) and 2 on bad usage. Error messages name
-// the file and the cause, such as "gosym: /bin/ls: no Go symbol table",
-// "gosym: notes.txt: not an object file" or "gosym: prog: corrupt symbol
-// table: pclntab claims 1099511627776 functions, more than fit".
-//
-// Addresses are hexadecimal, with or without 0x (or 0X), and are link-time
-// addresses: for a position-independent executable loaded elsewhere,
-// subtract the load bias first; for a return address taken from a stack,
-// look up the address before it. A FUNC argument is a function's symbol
-// name as stored in the binary ("main.main", "main.(*T).M",
-// "pkg.F[go.shape.int]"), or an address with 0x inside the function.
-//
-// In text output an unknown file is "?" (and its line 0), except in the
-// output of addr2line without -json, which follows go tool addr2line. With
-// -json, output is JSON Lines (one object per line), except for info, which
-// writes one object; unknown files are "" there, addresses strings such
-// as "0x401000", and the field names given below are stable.
-//
-// # info
-//
-//	gosym info [-json] BINARY
-//
-// Info prints the object format and architecture, the Go release that built
-// the binary (from its build info, or before Go 1.13 from
-// runtime.buildVersion), the pclntab layout (the first release that wrote
-// it, magic, pointer size, instruction quantum, byte order, address and
-// size), how the pclntab and the moduledata were found, the number of
-// functions and source files, the text range and whether the binary is
-// stripped.
-//
-// A binary is stripped when it has no symbol table: none of runtime.text,
-// runtime.pclntab, pclntab (Go 1.2) and main.main can be looked up in it.
-// Whether it has DWARF (a section .debug_info, .zdebug_info, __debug_info
-// or __zdebug_info) is reported separately, so "-ldflags=-s" (no symbols, and
-// no DWARF either) and "-ldflags=-w" (no DWARF) builds can be told apart.
-// The number of files is the table's own count from Go 1.16 on; older tables
-// do not keep one, and info counts the distinct files of every function's
-// line table instead (and says so).
-//
-// JSON fields: file, format ("elf", "macho", "pe", "plan9"), arch (GOARCH,
-// "" if unknown), go_version ("" if unknown), pclntab_version ("1.2",
-// "1.16", "1.18", "1.20"), magic ("0xfffffff1"), ptr_size, quantum,
-// byte_order ("little", "big"), pclntab_addr, pclntab_size, found_by,
-// moduledata_found_by ("" before Go 1.18), functions, files,
-// files_counted, text_start, text_end (one past the last function),
-// symbols, dwarf, stripped.
-//
-// # funcs
-//
-//	gosym funcs [-json] [-match REGEXP] BINARY
-//
-// Funcs lists every function in address order, one per line:
-//
-//	ENTRY<TAB>END<TAB>NAME<TAB>FILE:LINE
-//
-// END is one past the last PC: the next function's entry, the pclntab
-// recording no sizes, so alignment padding belongs to the function before
-// it. FILE is the source file at the entry and LINE the line of the func
-// keyword; Go 1.19 and older binaries do not record that line, and for them
-// LINE is the line of the entry PC. Tabs separate the fields because names
-// and file names may hold spaces. -match keeps the functions whose name
-// matches the regular expression (unanchored).
-//
-// JSON fields: entry, end, name, file, start_line (0 when not recorded),
-// entry_line, wrapper (a compiler-generated wrapper, which tracebacks hide).
-//
-// # addr2line
-//
-//	gosym addr2line [-inlines] [-json] BINARY [ADDR...]
-//
-// Addr2line symbolizes the addresses given as arguments or, when there are
-// none, read from standard input, one per line. Its output is flushed
-// whenever it has answered all the input read so far, so it can serve a
-// program that writes an address and waits for the answer.
-//
-// Without flags, the output is that of "go tool addr2line" (which pprof
-// runs), byte for byte for the same valid input: for each address two
-// lines, the name of the physical function (the one that holds the code,
-// not the inlined one) and the file:line of the innermost inlined call;
-// "?" and "?:0" for an address in no function; ":-1" for a PC that has no
-// line, such as alignment padding; and "!reverse translation not
-// implemented" for a line containing a colon.
-//
-// Bad lines are where gosym departs from go tool addr2line, which silently
-// looks up any line it cannot parse as address 0. gosym ignores white space
-// around an address; a line that is still not a hexadecimal address of at
-// most 64 bits (an empty line too) is reported on standard error, answered
-// "?" and "?:0" so that the output stays in step with the input, and makes
-// the exit status 1 once all the input is answered. And gosym reads the
-// tables as the runtime does, so where debug/gosym is wrong (functions
-// without a line table, the last file of Go 1.2–1.7 tables, the text start
-// of stripped cgo binaries; see addr2line_test.go) the answers differ.
-//
-// With -inlines, each address gets two lines per frame, innermost first: the
-// function (inlined or physical) and the file:line in it, which for an
-// outer frame is the line of the inlined call.
-//
-// With -json, each address gets one object, modelled on the output of
-// "llvm-symbolizer --output-style=JSON", with every frame innermost first
-// whether or not -inlines is given:
-//
-//	{"Address":"0x484d1a","ModuleName":"BINARY","Symbol":[
-//	  {"FunctionName":"gosymtest/leaf.Fold","FileName":"/src/leaf/fold.go","Line":7,
-//	   "StartLine":5,"StartAddress":"","Wrapper":false},
-//	  ...,
-//	  {"FunctionName":"main.work","FileName":"/src/work.go","Line":12,
-//	   "StartLine":9,"StartAddress":"0x484aa0","Wrapper":false}]}
-//
-// (on one line). StartLine is the line of the frame's func keyword (0 when
-// the binary does not record it, before Go 1.20); StartAddress is the
-// function's entry in the physical frame and "" in inlined ones; Wrapper
-// marks compiler-generated wrappers. Symbol is [] for an address in no
-// function. A bad line gets
-//
-//	{"Address":"LINE","ModuleName":"BINARY","Error":{"Message":"bad address \"LINE\""}}
-//
-// and a line with a colon the Message "reverse translation not implemented".
-//
-// # inlines
-//
-//	gosym inlines [-json] [-tree] BINARY FUNC
-//
-// Inlines lists every function inlined into FUNC, directly or not, once
-// each, in the order of FUNC's inline tree:
-//
-//	NAME<TAB>FILE:STARTLINE
-//
-// FILE is the file of the inlinee's body ("?" if none of its instructions is
-// left) and STARTLINE the line of its func keyword (0 before Go 1.20). JSON
-// fields: name, file, start_line.
-//
-// With -tree it shows what was inlined where: the tree of the inlined calls
-// that have instructions, one per line, indented by depth, each with its
-// call site (file:line in the caller), the callee and the PC ranges
-// [lo,hi) of its instructions and those of the calls inlined into it. Calls
-// of the same function from the same line of a caller are merged.
-//
-//	main.work /src/work.go:9
-//	  work.go:11 main.chain [0x484aba,0x484ac2) [0x484b14,0x484b1c) ...
-//	    work.go:31 gosymtest/mid.Outer [0x484aba,0x484ac2) ...
-//	  work.go:14 gosymtest/shape.All [0x484b02,0x484b14) ...
-//
-// JSON fields, one object per call in the same order: depth (1 for calls
-// made by FUNC itself), call_file, call_line, name, ranges (a list of
-// ["0xlo","0xhi"] pairs).
-//
-// # lines
-//
-//	gosym lines [-json] BINARY FUNC
-//
-// Lines prints the PC ranges of FUNC over which function, file and line are
-// constant, in address order, covering the function from its entry to its
-// end:
-//
-//	LO<TAB>HI<TAB>FUNCTION<TAB>FILE:LINE[<TAB>PARENTPC]
-//
-// HI is one past the range; FUNCTION is the innermost inlined function at
-// those PCs, or FUNC itself; PARENTPC, given for inlined code, is a PC
-// whose location (see addr2line) is the call site. Go 1.9–1.11 tables record
-// call sites differently and give no PARENTPC. JSON fields: lo, hi,
-// function, file, line, parent_pc ("" when absent).
-//
-// # disasm
-//
-//	gosym disasm BINARY FUNC
-//
-// Disasm prints FUNC's instructions as "go tool objdump -s" does, in the same
-// layout (file:line, address, encoding, instruction in Go assembler syntax),
-// with calls and jumps to functions named from the symbol table, and adds
-// what objdump cannot show: wherever the inline stack changes, a comment
-// line with the stack, outermost first, each frame followed by the
-// position of the call to the next:
-//
-//	; main.work work.go:11 > main.chain work.go:31 > gosymtest/mid.Outer
-//	outer.go:6   0x484aba   48898424e8000000   MOVQ AX, 0xe8(SP)
-//	; main.work
-//	work.go:12   0x484ac2   488d4807           LEAQ 0x7(AX), CX
-//
-// The alignment padding at the end is not decoded but summarized as
-// "; padding 0xLO-0xHI (N bytes)". Unlike objdump, which reads the object's
-// symbol table, disasm names no data symbols: an operand objdump shows as
-// "main.seed(SB)" is "0xb6ca7(IP)" here. It decodes amd64, 386, arm64, arm,
-// ppc64 and ppc64le code; other architectures are an error.
-//
-// # lidia
-//
-//	gosym lidia [-lines=true] [-files=true] [-inlines=true] BINARY -o OUT
-//
-// Lidia writes the symbols of BINARY as a Lidia file, the format of
-// Pyroscope's symbolizer: the PC ranges of every function and of its inlined
-// calls with their call sites, line tables and source files, unless turned
-// off by -lines=false, -files=false or -inlines=false. OUT is written under a
-// temporary name and renamed when complete; "-o -" writes to standard
-// output. When standard error is a terminal and the work takes more than a
-// second, a progress line there shows the time spent and the bytes written.
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/object"
@@ -288,25 +84,28 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun \"gosym <command> -h\" for a command's usage.\n")
 }
 
-// flags is the flag set of one subcommand, with its usage line and a
-// description printed by -h.
+// flags is the flag set of one subcommand, whose usage line and
+// description are its section of the command doc (see commandDoc).
 type flags struct {
 	*flag.FlagSet
-	usage string // "gosym funcs [-json] [-match REGEXP] BINARY"
-	doc   string // a paragraph, ending in a newline
 }
 
-func newFlags(name, usage, doc string) *flags {
+func newFlags(name string) *flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {} // printed by parse
-	return &flags{FlagSet: fs, usage: usage, doc: doc}
+	return &flags{FlagSet: fs}
 }
 
-// printUsage writes the usage line, the description and the flags.
+// printUsage writes the usage line and the flags, and if long the
+// description between them.
 func (f *flags) printUsage(w io.Writer, long bool) {
-	fmt.Fprintf(w, "usage: %s\n", f.usage)
-	if long && f.doc != "" {
-		fmt.Fprintf(w, "\n%s", f.doc)
+	usage, text, err := commandDoc(f.Name())
+	if err != nil {
+		panic(err) // doc.go lacks the command: TestCommandDoc catches that
+	}
+	fmt.Fprintf(w, "usage: %s\n", usage)
+	if long && text != "" {
+		fmt.Fprintf(w, "\n%s", text)
 	}
 	n := 0
 	f.VisitAll(func(*flag.Flag) { n++ })
@@ -317,6 +116,53 @@ func (f *flags) printUsage(w io.Writer, long bool) {
 		f.SetOutput(w)
 		f.PrintDefaults()
 	}
+}
+
+// docGo is the source of doc.go, whose package comment, the command doc,
+// is the one source of each subcommand's usage: the section headed with
+// its name.
+//
+//go:embed doc.go
+var docGo string
+
+// commandDocText is the text of the command doc.
+var commandDocText = sync.OnceValues(func() (string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", docGo, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		return "", err
+	}
+	if f.Doc == nil {
+		return "", errors.New("doc.go: no package comment")
+	}
+	return f.Doc.Text(), nil
+})
+
+// commandDoc returns the usage line of the command name and its
+// description, both from the section "# name" of the command doc: the
+// usage line is the indented line that opens the section, and the
+// description (ending in a newline) the rest of the section.
+func commandDoc(name string) (usage, text string, err error) {
+	doc, err := commandDocText()
+	if err != nil {
+		return "", "", err
+	}
+	_, section, ok := strings.Cut(doc, "\n# "+name+"\n")
+	if !ok {
+		return "", "", fmt.Errorf("doc.go: no section # %s", name)
+	}
+	if i := strings.Index(section, "\n# "); i >= 0 {
+		section = section[:i+1]
+	}
+	section = strings.TrimLeft(section, "\n")
+	first, rest, _ := strings.Cut(section, "\n")
+	if !strings.HasPrefix(first, "\tgosym "+name) {
+		return "", "", fmt.Errorf("doc.go: section # %s does not open with the usage line \"\tgosym %s ...\": %q", name, name, first)
+	}
+	text = strings.TrimLeft(rest, "\n")
+	if text != "" {
+		text = strings.TrimRight(text, "\n") + "\n"
+	}
+	return strings.TrimSpace(first), text, nil
 }
 
 // parse parses args, in which flags and positional arguments may be mixed
@@ -413,32 +259,15 @@ func (b *exe) Close() {
 	b.obj.Close()
 }
 
-// fileError returns an error "PATH: CAUSE" for an error about the file
-// path, with the cause in words a user can act on (see cause).
+// fileError returns err about the file path as an error "PATH: ERR" that
+// wraps err. An *fs.PathError about path itself is unwrapped first, so that
+// the path is named once: "prog: no such file or directory".
 func fileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
 		err = pe.Err
 	}
-	return fmt.Errorf("%s: %s", path, cause(err))
-}
-
-// cause describes err for a user: "not an object file", "no Go symbol
-// table", "corrupt symbol table: DETAIL", or else err's own message.
-func cause(err error) string {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, object.ErrUnknownFormat):
-		msg = "not an object file"
-	case errors.Is(err, gosym.ErrNoTable):
-		msg = gosym.ErrNoTable.Error()
-	case errors.Is(err, gosym.ErrCorrupted):
-		// "corrupt symbol table: detail", without a package prefix.
-		if i := strings.Index(msg, gosym.ErrCorrupted.Error()); i > 0 {
-			msg = msg[i:]
-		}
-	}
-	return msg
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // errorf prints an error message prefixed by "gosym: " and returns the
@@ -458,16 +287,35 @@ func parseAddr(s string) (uint64, error) {
 	// ParseUint would accept underscores with base 0 only; with base 16
 	// it takes plain hex digits, but also a sign: reject that.
 	if t == "" || t[0] == '+' || t[0] == '-' {
-		return 0, fmt.Errorf("bad address %q", s)
+		return 0, fmt.Errorf("bad address %s", quoteShort(s))
 	}
 	pc, err := strconv.ParseUint(t, 16, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("bad address %q: more than 64 bits", s)
+			return 0, fmt.Errorf("bad address %s: more than 64 bits", quoteShort(s))
 		}
-		return 0, fmt.Errorf("bad address %q", s)
+		return 0, fmt.Errorf("bad address %s", quoteShort(s))
 	}
 	return pc, nil
+}
+
+// maxQuoted is the most bytes of an input that quoteShort quotes.
+const maxQuoted = 40
+
+// quoteShort quotes s as %q does for an error message. When s is longer
+// than maxQuoted bytes, it quotes only the first maxQuoted (fewer if that
+// would split a UTF-8 sequence) and adds "..." and the length of s, so
+// that a bad input line of any size makes a short message:
+// "0123456789"... (1048576 bytes).
+func quoteShort(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:n], len(s))
 }
 
 // lookupFunc finds the function named by arg: a symbol name, or an address
@@ -559,12 +407,31 @@ func baseName(file string) string {
 	return filepath.Base(file)
 }
 
-// fileLine formats file:line for text output, with "?" for an unknown file.
+// Unknown positions are printed in text output as go tool addr2line prints
+// them, by every command: a PC in no function has the function noFunc and
+// the position noPos, and a PC in a function that knows neither file nor
+// line there (alignment padding, a function without a line table) has the
+// position noFileLine; fileLine and appendFileLine spell that one.
+const (
+	noFunc     = "?"
+	noPos      = "?:0"
+	noFileLine = ":-1"
+)
+
+// fileLine formats the source position file:line for text output, as
+// go tool addr2line does: noFileLine when both are unknown.
 func fileLine(file string, line uint32) string {
-	if file == "" {
-		file = "?"
+	return string(appendFileLine(nil, file, line))
+}
+
+// appendFileLine appends fileLine(file, line) to dst.
+func appendFileLine(dst []byte, file string, line uint32) []byte {
+	if file == "" && line == 0 {
+		return append(dst, noFileLine...)
 	}
-	return fmt.Sprintf("%s:%d", file, line)
+	dst = append(dst, file...)
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, uint64(line), 10)
 }
 
 // hex formats an address for JSON.
