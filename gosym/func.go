@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// A _func record (spec §3) holds a function's name, its pc-value tables,
+// A _func record (FORMAT.md, "_func records") holds a function's name, its pc-value tables,
 // and references to its funcdata. Function is a validated record.
 
 // Function is a physical function of a Table; a small value, cheap to copy.
@@ -203,7 +203,7 @@ func (f Function) fileLine(pc uint64) (string, uint32) {
 	return f.fileName(fno), uint32(max(line, 0))
 }
 
-// fileName resolves a pcfile value of f (spec §4.4).
+// fileName resolves a pcfile value of f (FORMAT.md, "File names").
 func (f Function) fileName(fno int32) string {
 	t := f.t
 	if t.hdr.magic == magic12 {
@@ -225,7 +225,7 @@ func (f Function) fileName(fno int32) string {
 
 // globalFile resolves a 1-based index into the file table of Go 1.2–1.15.
 // The table's count is the number of files in 1.2–1.7 and one more from 1.8
-// (spec §1.2), so index count is valid in the former; a valid 1.8+ table
+// (FORMAT.md, "Old file table"), so index count is valid in the former; a valid 1.8+ table
 // never uses it, so it is accepted whatever the release.
 func (t *Table) globalFile(fno int32) string {
 	if fno < 1 {

@@ -7,12 +7,12 @@ import (
 	"sync/atomic"
 )
 
-// The functab (spec §2) maps PCs to _func records: nfunc sorted entries of
+// The functab (FORMAT.md, "Functab") maps PCs to _func records: nfunc sorted entries of
 // (entry PC, record offset) and a sentinel holding the end of the last
 // function. Before 1.18 both fields are pointers and the PC is absolute;
 // from 1.18 both are u32 and the PC is an offset from runtime.text.
 
-// textSection is one element of moduledata.textsectmap (spec §2.3).
+// textSection is one element of moduledata.textsectmap (FORMAT.md, "Text sections").
 type textSection struct {
 	vaddr, end, base uint64
 }
@@ -41,7 +41,7 @@ func (t *Table) entryAt(i uint64) uint64 {
 }
 
 // funcOffAt returns the record offset of functab entry i (i < nfunc), and
-// false for a hole (1.14–1.17 multi-section text, spec §2.4).
+// false for a hole (1.14–1.17 multi-section text, FORMAT.md, "Functab holes").
 func (t *Table) funcOffAt(i uint64) (uint64, bool) {
 	b := t.hdr.functab[i*t.hdr.entrySize():]
 	if t.hdr.magic == magic12 || t.hdr.magic == magic116 {
@@ -114,7 +114,7 @@ func (t *Table) findFuncOffset(off uint32) uint64 {
 	return lo
 }
 
-// funcIndex is the runtime's findfunctab (spec §2.2), found through the
+// funcIndex is the runtime's findfunctab (FORMAT.md, "findfunctab"), found through the
 // moduledata of 1.18+ tables: for each 4096-byte bucket of text from
 // minpc, a u32 functab index and 16 u8 deltas, one per 256-byte
 // sub-bucket, giving the first function that overlaps the sub-bucket.

@@ -41,7 +41,7 @@ func (h *header) entrySize() uint64 {
 	return 2 * uint64(h.rd.ptrSize)
 }
 
-// parseMagic checks the first eight bytes of a pclntab (§1.1) and returns
+// parseMagic checks the first eight bytes of a pclntab (FORMAT.md, "Header") and returns
 // its magic and reader.
 func parseMagic(data []byte) (magic, reader, bool) {
 	if len(data) < 8 || data[4] != 0 || data[5] != 0 {

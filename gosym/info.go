@@ -54,7 +54,7 @@ func (t *Table) Info() Info {
 	if t.hdr.magic != magic12 {
 		in.NumFiles = int(t.hdr.nfiles)
 	} else if n, ok := t.hdr.rd.u32At(t.hdr.filetab, 0); ok && n > 0 {
-		// The count includes the unused entry 0 from Go 1.8 (spec §1.2).
+		// The count includes the unused entry 0 from Go 1.8 (FORMAT.md, "Old file table").
 		in.NumFiles = int(n)
 		if t.layout.minor >= 8 {
 			in.NumFiles--

@@ -1,7 +1,7 @@
 package gosym
 
 // layout says where the version-dependent fields of a _func record and of
-// an inline tree live (spec §3, §5). One magic covers several layouts, so a
+// an inline tree live (FORMAT.md, "_func records" and "Inline records"). One magic covers several layouts, so a
 // layout is chosen by the Go minor version.
 type layout struct {
 	minor int // Go 1.minor that wrote the table
@@ -100,7 +100,7 @@ func layoutFor(m magic, minor, p int) layout {
 		l.inlKind, l.inlRecordSize = inl120, 16
 	}
 
-	// funcID of wrappers (spec §6.2).
+	// funcID of wrappers (FORMAT.md, "Wrappers").
 	switch {
 	case minor >= 25:
 		l.wrapperID = 23

@@ -7,7 +7,7 @@ import (
 	"github.com/gosym-dev/gosym/object"
 )
 
-// moduledata (spec §7) is the linker-written struct the runtime uses to
+// moduledata (FORMAT.md, "Moduledata") is the linker-written struct the runtime uses to
 // find its tables. From Go 1.18 a reader needs two of its fields: text,
 // the base of function entry offsets (the header's copy is unreliable and
 // is 0 from 1.26), and gofunc, the base of funcdata offsets; findfunctab
@@ -105,7 +105,8 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 			off += j + p
 		}
 	}
-	// Last resorts: symbols, then the header (Go 1.18–1.25 only).
+	// Last resort: the symbols runtime.text and go:func.* (the header's
+	// textStart is not trusted: it is 0 from Go 1.26).
 	if hasSyms {
 		text, err1 := sl.LookupSymbol("runtime.text")
 		gofunc, err2 := sl.LookupSymbol("go:func.*")

@@ -168,7 +168,7 @@ func stdlibAgrees(tab *Table, st *oracle.Stdlib, pc uint64, in, out Location) bo
 }
 
 // isLastFile tells whether name is the file debug/gosym misses in Go
-// 1.2–1.7 tables: the last one, whose index is the file count (spec §1.2).
+// 1.2–1.7 tables: the last one, whose index is the file count (FORMAT.md, "Old file table").
 func (tab *Table) isLastFile(name string) bool {
 	if tab.layout.minor >= 8 || tab.hdr.magic != magic12 {
 		return false

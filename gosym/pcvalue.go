@@ -1,6 +1,6 @@
 package gosym
 
-// A pc-value table (spec §4) is a sequence of (value delta, pc delta) pairs
+// A pc-value table (FORMAT.md, "PC-value tables") is a sequence of (value delta, pc delta) pairs
 // of varints. pcIter walks one the way the runtime's pcvalue does: the value
 // starts at -1 and the PC at the function entry, and a zero value delta ends
 // the table except while the PC is still the entry.

@@ -64,7 +64,7 @@ func symbolVersion(obj object.Object, mem *addrspace.Space) string {
 // guessMinor picks a Go minor version for a table whose release is not
 // recorded: the oldest of the magic's range, except that Go 1.2–1.11 and
 // 1.12–1.15 records (one magic, two layouts) are told apart by statistics
-// over a few records (spec §8.2).
+// over a few records (FORMAT.md, "Unknown release").
 func (t *Table) guessMinor() int {
 	lo, _ := minorRange(t.hdr.magic)
 	if t.hdr.magic != magic12 {
@@ -107,7 +107,7 @@ func (t *Table) guessMinor() int {
 
 // wrapperCache holds the wrapper funcID of a table whose release is
 // unknown, learned from runtime.deferreturn, which every release since 1.14
-// marks as a wrapper (spec §6.2).
+// marks as a wrapper (FORMAT.md, "Wrappers").
 type wrapperCache struct {
 	known bool // the release, hence layout.wrapperID, is known
 	once  sync.Once

@@ -148,7 +148,7 @@ func fileExists(path string) bool {
 
 // BenchmarkLookup compares, per lookup over the same PCs: Lookup on a
 // Reader over bytes and over a mapped file; the re-implementation of
-// Pyroscope's reader (ReaderAt probes, string copies; §8 of the spec) over
+// Pyroscope's reader (ReaderAt probes, string copies; see pyroscope_test.go) over
 // a bytes.Reader, as Pyroscope's symbolizer reads a file it holds in
 // memory; and gosym's ResolveLocations on the binary itself.
 func BenchmarkLookup(b *testing.B) {

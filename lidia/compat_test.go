@@ -99,8 +99,8 @@ func compareWithPyro(t *testing.T, data []byte, addrs []uint64, allFiles bool) {
 	}
 }
 
-// TestUpstreamExample builds the spec's example (§2): a shared library
-// with an undefined import and one function, as Pyroscope writes it.
+// TestUpstreamExample builds the file Pyroscope writes for a shared library
+// with an undefined import and one function.
 func TestUpstreamExample(t *testing.T) {
 	data := writePyro([]pyroRange{
 		{VA: 0x1139, Length: 0x20, Function: "fib"},

@@ -21,8 +21,9 @@
 // byte offsets, offset 0 is the empty string) and the line tables (pairs of
 // 2- or 4-byte offset and line). Every integer is little-endian. Each
 // table's width is the smallest that holds all its values. The layout is
-// Pyroscope's (the repository's spec/lidia.md describes it); Pyroscope's
-// reader reads the files written here, and Reader reads Pyroscope's.
+// Pyroscope's (its lidia package defines it in code; this section is the
+// description this package relies on); Pyroscope's reader reads the files
+// written here, and Reader reads Pyroscope's.
 //
 // # What the ranges mean
 //

@@ -7,7 +7,8 @@ import (
 	"hash/crc32"
 )
 
-// The byte layout (spec/lidia.md §1–§7). Every integer is little-endian.
+// The byte layout (the package doc, "The byte layout"). Every integer is
+// little-endian.
 const (
 	magic      = 0x6169642e // ".dia" read as a little-endian u32
 	version    = 1

@@ -1,7 +1,8 @@
 package lidia
 
 // A re-implementation, for tests, of Pyroscope's lidia reader and writer,
-// written from spec/lidia.md (§1–§8), not from Pyroscope's code: the reader
+// written from a description of the format and of Pyroscope's reader (the
+// package doc), not from Pyroscope's code: the reader
 // is the design our Reader is compared with (ReaderAt probes, a string copy
 // per name), and the writer makes files in the upstream layout.
 

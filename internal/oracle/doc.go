@@ -67,8 +67,8 @@
 //     compiler-generated functions (type:.eq.*, pointer-receiver wrappers;
 //     about 150 per small program); Go 1.12–1.13 leave about 25 PCs per
 //     small program inside functions (often near their end) without a row;
-//     Go 1.8–1.9 one. Frames returns ok=false there. (Spec §11 also
-//     mentions inline-mark NOPs.)
+//     Go 1.8–1.9 one. Frames returns ok=false there. (gosym/FORMAT.md,
+//     "Inline records", also mentions inline-mark NOPs.)
 //   - Go 1.16–1.21: a handful of PCs per binary (runtime.closechan,
 //     runtime.bulkBarrierPreWriteSrcOnly, ...) where the DWARF row and the
 //     pclntab name different lines or files.
@@ -107,7 +107,7 @@
 //     NewStdlibPclntab passes no symtab and has none of these effects.
 //   - Go 1.2–1.7 file tables. debug/gosym's loop over the file table stops
 //     one entry early, so the last file is missing from Table.Files (and
-//     LineToPC); PCToLine is unaffected (spec §1.2; not observed in the
+//     LineToPC); PCToLine is unaffected (gosym/FORMAT.md, "Old file table"; not observed in the
 //     test binaries, whose last file is not reached by any PC).
 //   - Multiple text sections (1.18+ with external linking on some targets)
 //     are not handled by debug/gosym (a TODO in its source).
