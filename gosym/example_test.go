@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // openSelf opens the running executable's symbol table.
@@ -69,7 +70,7 @@ func ExampleTable_ResolveLocations() {
 	for _, l := range locs { // innermost first
 		fmt.Println(l.Function, filepath.Base(l.File), l.Line)
 	}
-	// Output: github.com/gosym-dev/gosym/gosym_test.caller example_test.go 29
+	// Output: github.com/gosym-dev/gosym/gosym_test.caller example_test.go 30
 }
 
 func ExampleTable_Functions() {
@@ -91,7 +92,7 @@ func ExampleTable_Functions() {
 	// bump was inlined everywhere, so only bumpTwice has code of its own.
 
 	// Output:
-	// github.com/gosym-dev/gosym/gosym_test.bumpTwice example_test.go 38
+	// github.com/gosym-dev/gosym/gosym_test.bumpTwice example_test.go 39
 }
 
 func ExampleFunction_Lines() {
@@ -115,6 +116,130 @@ func ExampleFunction_Lines() {
 		}
 	}
 	// Output:
-	// github.com/gosym-dev/gosym/gosym_test.bump 35 called at line 39
-	// github.com/gosym-dev/gosym/gosym_test.bump 35 called at line 40
+	// github.com/gosym-dev/gosym/gosym_test.bump 36 called at line 40
+	// github.com/gosym-dev/gosym/gosym_test.bump 36 called at line 41
+}
+
+var scores [3]int
+
+func addScore(i int) { scores[i] += 10 } // inlined into addScores and playRound
+
+func addScores() { // inlined into playRound
+	addScore(0)
+	addScore(1)
+}
+
+//go:noinline
+func playRound() {
+	addScores()
+	addScore(2)
+}
+
+// An inline stack of three frames: addScore inlined into addScores,
+// itself inlined into playRound.
+func ExampleTable_ResolveLocations_inlined() {
+	playRound()
+	tab := openSelf()
+	defer tab.Close()
+	f, err := tab.LookupFunction("github.com/gosym-dev/gosym/gosym_test.playRound")
+	if err != nil {
+		log.Fatal(err)
+	}
+	lines, err := f.Lines(gosym.LinesResult{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, l := range lines.FunctionLines {
+		locs, err := tab.ResolveLocations(l.PCLo, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(locs) == 3 {
+			for _, loc := range locs { // innermost first
+				fmt.Println(strings.TrimPrefix(loc.Function, "github.com/gosym-dev/gosym/gosym_test."), filepath.Base(loc.File), loc.Line)
+			}
+			break
+		}
+	}
+	// Output:
+	// addScore example_test.go 125
+	// addScores example_test.go 128
+	// playRound example_test.go 134
+}
+
+// The inline tree of playRound: each call the compiler inlined, with the
+// call it sits in and its call site.
+func ExampleFunction_InlinedCalls() {
+	playRound()
+	tab := openSelf()
+	defer tab.Close()
+	f, err := tab.LookupFunction("github.com/gosym-dev/gosym/gosym_test.playRound")
+	if err != nil {
+		log.Fatal(err)
+	}
+	calls, err := f.InlinedCalls(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range calls {
+		depth := 0
+		for p := c.Parent; p >= 0; p = calls[p].Parent {
+			depth++
+		}
+		fmt.Printf("%*s%s called at line %d\n", 2*depth, "", strings.TrimPrefix(c.Name, "github.com/gosym-dev/gosym/gosym_test."), c.CallLine)
+	}
+	// Output:
+	// addScores called at line 134
+	//   addScore called at line 128
+	//   addScore called at line 129
+	// addScore called at line 135
+}
+
+// The functions inlined into playRound, once each.
+func ExampleFunction_InlineFunctions() {
+	playRound()
+	tab := openSelf()
+	defer tab.Close()
+	f, err := tab.LookupFunction("github.com/gosym-dev/gosym/gosym_test.playRound")
+	if err != nil {
+		log.Fatal(err)
+	}
+	inl, err := f.InlineFunctions(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, fn := range inl {
+		fmt.Println(strings.TrimPrefix(fn.Name, "github.com/gosym-dev/gosym/gosym_test."), filepath.Base(fn.File), fn.StartLine)
+	}
+	// Output:
+	// addScores example_test.go 127
+	// addScore example_test.go 125
+}
+
+// NewTable reads a binary already in memory (downloaded, extracted from an
+// archive, read from a core file) through object.NewBytes, without
+// copying it.
+func ExampleNewTable() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		log.Fatal(err)
+	}
+	obj, err := object.NewBytes(data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tab, err := gosym.NewTable(obj)
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := tab.LookupFunction("github.com/gosym-dev/gosym/gosym_test.playRound")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.TrimPrefix(f.Name(), "github.com/gosym-dev/gosym/gosym_test."), filepath.Base(f.File()), f.StartLine())
+	// Output: playRound example_test.go 133
 }
