@@ -65,6 +65,10 @@ func exercise(t testing.TB, tab *Table, pcs []uint64) {
 		if err != nil && !errors.Is(err, ErrCorrupted) && !errors.Is(err, ErrPCNotFound) {
 			t.Fatalf("unexpected error: %v", err)
 		}
+		var fe *FormatError
+		if errors.Is(err, ErrCorrupted) && !errors.As(err, &fe) {
+			t.Fatalf("corrupt-table error %q is not a *FormatError", err)
+		}
 	}
 	var locs []Location
 	var inl []InlineFunction

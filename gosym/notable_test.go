@@ -37,5 +37,9 @@ func TestNoTable(t *testing.T) {
 		if !errors.Is(err, ErrNoTable) {
 			t.Errorf("Open(%s) = %v, %v; want ErrNoTable", p, tab, err)
 		}
+		// The error says what and where.
+		if want := "gosym: " + p + ": no Go symbol table"; err == nil || err.Error() != want {
+			t.Errorf("Open(%s): %q, want %q", p, err, want)
+		}
 	}
 }
