@@ -49,6 +49,7 @@ func TestCorpus(t *testing.T) {
 			}
 			tab := mustTable(t, bin)
 			checkGoVersion(t, e, tab)
+			checkGuessMinor(t, e, tab)
 			var twin *testcorpus.Entry
 			if e.Variant == "stripped" {
 				if w, ok := byName[strings.TrimSuffix(e.Name, ".stripped")]; ok {
@@ -133,6 +134,19 @@ func checkGoVersion(t *testing.T, e testcorpus.Entry, tab *Table) {
 	t.Helper()
 	if got := tab.GoVersion(); got != e.GoVersion {
 		t.Errorf("GoVersion = %q, want %q", got, e.GoVersion)
+	}
+}
+
+// checkGuessMinor checks the guess of the record family that a table of
+// magic 0xfffffffb gets when its release is not recorded: family A
+// (1.2–1.11) or B (1.12–1.15).
+func checkGuessMinor(t *testing.T, e testcorpus.Entry, tab *Table) {
+	t.Helper()
+	if tab.hdr.magic != magic12 || tab.hdr.nfunc < 64 {
+		return
+	}
+	if got, want := tab.guessMinor() >= 12, e.Minor() >= 12; got != want {
+		t.Errorf("guessMinor = %d for a table of Go 1.%d", tab.guessMinor(), e.Minor())
 	}
 }
 

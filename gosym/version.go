@@ -85,9 +85,14 @@ func (t *Table) guessMinor() int {
 		rec := t.hdr.funcs[off:]
 		a, b := rec[p+28], rec[p+31]
 		if t.hdr.rd.bigEndian {
-			// Both families put nfuncdata in the last byte; only family
-			// B has zero padding in the middle bytes of a non-zero word.
-			if rec[p+29] != 0 || rec[p+30] != 0 {
+			// Both families keep nfuncdata's value in byte P+31, and
+			// bytes P+29 and P+30 are zero in both. Byte P+28 is the
+			// top byte of family A's nfuncdata, always zero, and family
+			// B's funcID, non-zero for runtime functions and wrappers;
+			// 1.7–1.9 linkers put 0x1234567 in family A's word at P+8.
+			if a != 0 {
+				votesB++
+			} else if t.hdr.rd.u32(rec[p+8:]) == 0x1234567 {
 				votesA++
 			}
 			continue
