@@ -98,7 +98,7 @@ func wantSymbols(t *testing.T, pf *pe.File) []object.Symbol {
 		case s.SectionNumber > 0:
 			sect := pf.Sections[s.SectionNumber-1]
 			addr = imageBase(pf) + uint64(sect.VirtualAddress) + uint64(s.Value)
-		case s.SectionNumber == -1 /* IMAGE_SYM_ABSOLUTE */:
+		case s.SectionNumber == -1 /* IMAGE_SYM_ABSOLUTE */ :
 			addr = uint64(s.Value)
 		default:
 			continue
