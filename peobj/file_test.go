@@ -90,7 +90,7 @@ func checkAddresses(t *testing.T, obj object.Object, is64 bool) {
 func wantSymbols(t *testing.T, pf *pe.File) []object.Symbol {
 	var want []object.Symbol
 	for _, s := range pf.Symbols {
-		if s.StorageClass == 0x67 /* IMAGE_SYM_CLASS_FILE */ || s.Name == "" {
+		if s.StorageClass == 0x67 || s.Name == "" { // 0x67: IMAGE_SYM_CLASS_FILE
 			continue
 		}
 		var addr uint64
@@ -98,7 +98,7 @@ func wantSymbols(t *testing.T, pf *pe.File) []object.Symbol {
 		case s.SectionNumber > 0:
 			sect := pf.Sections[s.SectionNumber-1]
 			addr = imageBase(pf) + uint64(sect.VirtualAddress) + uint64(s.Value)
-		case s.SectionNumber == -1 /* IMAGE_SYM_ABSOLUTE */ :
+		case s.SectionNumber == -1: // IMAGE_SYM_ABSOLUTE
 			addr = uint64(s.Value)
 		default:
 			continue
