@@ -14,8 +14,13 @@ import (
 )
 
 // ErrUnknownFormat is returned, wrapped, by Open and NewBytes for data in
-// none of the formats they know.
-var ErrUnknownFormat = errors.New("not an object file")
+// none of the formats they know. The message names the magic number found
+// and the formats known: "object: unknown format (magic 00 01 02 03; reads
+// ELF, Mach-O, PE and Plan 9)".
+var ErrUnknownFormat = errors.New("unknown format")
+
+// formats names the formats NewBytes reads, for messages.
+const formats = "ELF, Mach-O, PE and Plan 9"
 
 // Magic numbers, read big-endian from the first four bytes.
 const (
@@ -112,6 +117,11 @@ func pickArch(files []*machofile.File, goarch string) *machofile.File {
 	return files[0]
 }
 
+// unknownFormat returns the error for data in no known format, quoting
+// its first four bytes (fewer if there are fewer).
 func unknownFormat(data []byte) error {
-	return fmt.Errorf("object: %w (starts with %q)", ErrUnknownFormat, data[:min(len(data), 8)])
+	if len(data) == 0 {
+		return fmt.Errorf("object: %w (empty file; reads %s)", ErrUnknownFormat, formats)
+	}
+	return fmt.Errorf("object: %w (magic % x; reads %s)", ErrUnknownFormat, data[:min(len(data), 4)], formats)
 }

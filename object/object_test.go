@@ -179,6 +179,17 @@ func TestUnknownFormat(t *testing.T) {
 			t.Errorf("NewBytes(%q): %v, want ErrUnknownFormat", data, err)
 		}
 	}
+	for data, want := range map[string]string{
+		"":                     "object: unknown format (empty file; reads ELF, Mach-O, PE and Plan 9)",
+		"\x00":                 "object: unknown format (magic 00; reads ELF, Mach-O, PE and Plan 9)",
+		"\x7fEL":               "object: unknown format (magic 7f 45 4c; reads ELF, Mach-O, PE and Plan 9)",
+		"\x00\x01\x02\x03\x04": "object: unknown format (magic 00 01 02 03; reads ELF, Mach-O, PE and Plan 9)",
+		string(class):          "object: unknown format (magic ca fe ba be; reads ELF, Mach-O, PE and Plan 9)",
+	} {
+		if _, err := object.NewBytes([]byte(data)); err == nil || err.Error() != want {
+			t.Errorf("NewBytes(%q): %v, want %q", data, err, want)
+		}
+	}
 	// Known magic, bad contents: an error, but not ErrUnknownFormat.
 	for _, data := range [][]byte{[]byte("\x7fELF\x02\x01\x01"), []byte("MZ\x00\x00"), {0xfe, 0xed, 0xfa, 0xcf, 0}, {0, 0, 0x8a, 0x97}} {
 		if _, err := object.NewBytes(data); err == nil || errors.Is(err, object.ErrUnknownFormat) {
@@ -191,8 +202,12 @@ func TestUnknownFormat(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := object.Open(empty); !errors.Is(err, object.ErrUnknownFormat) {
-		t.Errorf("Open of an empty file: %v, want ErrUnknownFormat", err)
+	_, err := object.Open(empty)
+	var pe *fs.PathError
+	if !errors.Is(err, object.ErrUnknownFormat) || !errors.As(err, &pe) || pe.Path != empty {
+		t.Errorf("Open of an empty file: %v, want a PathError wrapping ErrUnknownFormat", err)
+	} else if want := "open " + empty + ": object: unknown format (empty file; reads ELF, Mach-O, PE and Plan 9)"; err.Error() != want {
+		t.Errorf("Open of an empty file: %q, want %q", err, want)
 	}
 	if _, err := object.Open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open of a missing file: %v, want ErrNotExist", err)
