@@ -22,8 +22,8 @@ func TestOpenNotRegular(t *testing.T) {
 		objtest.Within(t, 5*time.Second, "Open("+name+")", func() {
 			f, err := object.Open(name)
 			var pe *fs.PathError
-			if f != nil || !errors.As(err, &pe) || pe.Path != name || !strings.HasSuffix(err.Error(), name+": not a regular file") {
-				t.Errorf("Open(%s) = %v, want a PathError ending %q", name, err, name+": not a regular file")
+			if f != nil || !errors.As(err, &pe) || pe.Path != name || !strings.HasSuffix(err.Error(), objtest.NotRegularMessage(name)) {
+				t.Errorf("Open(%s) = %v, want a PathError ending %q", name, err, objtest.NotRegularMessage(name))
 			}
 		})
 	}

@@ -36,15 +36,16 @@ func (d *Data) Mapped() bool { return d.mapped }
 
 // Load returns the contents of the named file, which must be a regular
 // file (symbolic links are followed), mapped if possible. Other files are
-// refused with an *fs.PathError wrapping ErrNotRegular, without reading
-// from them and without blocking (a FIFO without a writer).
+// refused with an *fs.PathError wrapping ErrNotRegular (whose message, for
+// a directory, is "is a directory"), without reading from them and without
+// blocking (a FIFO without a writer).
 func Load(name string) (*Data, error) {
 	// Stat first, so that opening a FIFO cannot block; the file opened
 	// is checked again, as the name may have changed in between.
 	if fi, err := os.Stat(name); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {
-		return nil, notRegular(name)
+		return nil, notRegular(name, fi)
 	}
 	f, err := openNonblock(name)
 	if err != nil {
@@ -56,7 +57,7 @@ func Load(name string) (*Data, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(name)
+		return nil, notRegular(name, fi)
 	}
 	size := fi.Size()
 	if size < 0 || int64(int(size)) != size {
@@ -80,6 +81,18 @@ func Load(name string) (*Data, error) {
 	return &Data{b: b}, nil
 }
 
-func notRegular(name string) error {
-	return &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+// notRegular returns the error for name, which is not a regular file; fi
+// describes it.
+func notRegular(name string, fi fs.FileInfo) error {
+	err := ErrNotRegular
+	if fi.IsDir() {
+		err = errIsDir{}
+	}
+	return &fs.PathError{Op: "open", Path: name, Err: err}
 }
+
+// errIsDir is ErrNotRegular for a directory, saying so.
+type errIsDir struct{}
+
+func (errIsDir) Error() string { return "is a directory" }
+func (errIsDir) Unwrap() error { return ErrNotRegular }

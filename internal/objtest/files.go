@@ -98,3 +98,13 @@ func WaitUnmapped(t *testing.T, name string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// NotRegularMessage returns how the error of opening name, one of the
+// files NotRegular returns, must end: "NAME: is a directory" or
+// "NAME: not a regular file".
+func NotRegularMessage(name string) string {
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return name + ": is a directory"
+	}
+	return name + ": not a regular file"
+}
