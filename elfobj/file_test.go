@@ -9,19 +9,19 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
-	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // wantSections computes from debug/elf what Sections must return.
-func wantSections(ef *elf.File) []objfile.SectionHeader {
-	var want []objfile.SectionHeader
+func wantSections(ef *elf.File) []object.SectionHeader {
+	var want []object.SectionHeader
 	if len(ef.Sections) == 0 {
 		for _, p := range ef.Progs {
 			if p.Type != elf.PT_LOAD {
 				continue
 			}
-			want = append(want, objfile.SectionHeader{
+			want = append(want, object.SectionHeader{
 				Addr: p.Vaddr, Size: p.Memsz, Offset: p.Off, FileSize: p.Filesz,
 				Flags: objtest.Flags(true, p.Flags&elf.PF_X != 0, p.Flags&elf.PF_W != 0),
 			})
@@ -30,10 +30,10 @@ func wantSections(ef *elf.File) []objfile.SectionHeader {
 	}
 	for _, s := range ef.Sections {
 		if s.Type == elf.SHT_NULL {
-			want = append(want, objfile.SectionHeader{Name: s.Name})
+			want = append(want, object.SectionHeader{Name: s.Name})
 			continue
 		}
-		h := objfile.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.FileSize, Offset: s.Offset, FileSize: s.FileSize}
+		h := object.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.FileSize, Offset: s.Offset, FileSize: s.FileSize}
 		if s.Type == elf.SHT_NOBITS {
 			h.FileSize = 0
 		}
@@ -107,8 +107,8 @@ func TestTargets(t *testing.T) {
 
 // wantSymbols returns from debug/elf the symbols LookupSymbol must find:
 // the first defined symbol of each name, .symtab before .dynsym.
-func wantSymbols(ef *elf.File) []objfile.Symbol {
-	var want []objfile.Symbol
+func wantSymbols(ef *elf.File) []object.Symbol {
+	var want []object.Symbol
 	for _, load := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
 		syms, _ := load()
 		for _, s := range syms {
@@ -116,7 +116,7 @@ func wantSymbols(ef *elf.File) []objfile.Symbol {
 			if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
 				continue
 			}
-			want = append(want, objfile.Symbol{Name: s.Name, Addr: s.Value, Size: s.Size})
+			want = append(want, object.Symbol{Name: s.Name, Addr: s.Value, Size: s.Size})
 		}
 	}
 	return objtest.FirstByName(want)
@@ -131,10 +131,10 @@ func TestSymbols(t *testing.T) {
 		}
 		objtest.CompareSymbols(t, want, o.Objects()...)
 		if !stripped {
-			s := objtest.CheckSymbolIn(t, o.FromBytes, "runtime.pclntab", objfile.SectionAlloc)
+			s := objtest.CheckSymbolIn(t, o.FromBytes, "runtime.pclntab", object.SectionAlloc)
 			objtest.PclntabAt(t, o.FromBytes, s.Addr)
-			objtest.CheckSymbolIn(t, o.FromBytes, "main.work", objfile.SectionAlloc|objfile.SectionExec)
-			objtest.CheckSymbolIn(t, o.FromBytes, "main.counter", objfile.SectionAlloc|objfile.SectionWrite)
+			objtest.CheckSymbolIn(t, o.FromBytes, "main.work", object.SectionAlloc|object.SectionExec)
+			objtest.CheckSymbolIn(t, o.FromBytes, "main.counter", object.SectionAlloc|object.SectionWrite)
 		}
 	})
 }
@@ -158,7 +158,7 @@ func TestNoSectionHeaders(t *testing.T) {
 		for _, obj := range o.Objects() {
 			objtest.CheckSections(t, obj, want)
 			objtest.CompareData(t, obj, wantData(ef, data))
-			if _, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text"); !errors.Is(err, objfile.ErrNoSymbol) {
+			if _, err := obj.(object.SymbolLookup).LookupSymbol("runtime.text"); !errors.Is(err, object.ErrNoSymbol) {
 				t.Errorf("LookupSymbol without section headers: %v, want ErrNoSymbol", err)
 			}
 			objtest.CheckTarget(t, obj, "elf", tg)
@@ -166,12 +166,12 @@ func TestNoSectionHeaders(t *testing.T) {
 		objtest.CheckBytes(t, data, o.FromBytes)
 
 		withSyms := backend.MustNewBytes(t, orig)
-		s, err := withSyms.(objfile.SymbolLookup).LookupSymbol("runtime.pclntab")
+		s, err := withSyms.(object.SymbolLookup).LookupSymbol("runtime.pclntab")
 		if err != nil {
 			t.Fatal(err)
 		}
 		objtest.PclntabAt(t, o.FromBytes, s.Addr)
-		objtest.CheckSymbolIn(t, withSyms, "main.work", objfile.SectionExec)
+		objtest.CheckSymbolIn(t, withSyms, "main.work", object.SectionExec)
 	})
 }
 
@@ -221,7 +221,7 @@ func TestCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var obj objfile.Object
+			var obj object.Object
 			var err error
 			if n := alloctest.Bytes(func() { obj, err = NewBytes(tt.data) }); n > objtest.OpenAllocLimit {
 				t.Errorf("NewBytes allocated %d bytes", n)
@@ -239,15 +239,15 @@ func TestCorrupt(t *testing.T) {
 	hs, _ := backend.MustNewBytes(t, orig).Sections()
 	symtab := objtest.FindSection(hs, ".symtab")
 	data := patch(func(b []byte) {
-		sh := b[shoff+uint64(symtab)*shdr64Size:]
+		sh := b[shoff+uint64(symtab)*64:]          // 64: the size of an Elf64_Shdr
 		le.PutUint64(sh[24:], uint64(len(orig))-8) // sh_offset
 	})
 	obj := backend.MustNewBytes(t, data)
 	if _, err := obj.SectionData(symtab); err == nil {
 		t.Error("SectionData of a section past the end succeeded")
 	}
-	_, err := obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
-	if !errors.Is(err, objfile.ErrNoSymbol) {
+	_, err := obj.(object.SymbolLookup).LookupSymbol("runtime.text")
+	if !errors.Is(err, object.ErrNoSymbol) {
 		t.Errorf("LookupSymbol with a broken .symtab: %v, want ErrNoSymbol", err)
 	}
 	t.Log(err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 func FuzzNewBytes(f *testing.F) {
@@ -23,7 +24,7 @@ func TestMini(t *testing.T) {
 		t.Fatalf("%d symbols, %v", len(syms), err)
 	}
 	s := syms[len(syms)-1]
-	if got, err := o.FromBytes.(*File).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
+	if got, err := o.FromBytes.(object.SymbolLookup).LookupSymbol(s.Name); err != nil || got.Addr != s.Value {
 		t.Errorf("LookupSymbol(%q) = %+v, %v; want %#x", s.Name, got, err, s.Value)
 	}
 }

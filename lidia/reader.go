@@ -15,11 +15,11 @@ import (
 const noParent = math.MaxUint32
 
 // Reader looks up addresses in a Lidia file. It is safe for concurrent use
-// by several goroutines, except that Close must not run concurrently with
-// Lookup. The strings it returns stay valid after Close.
+// by several goroutines, Close included. The strings it returns stay valid
+// after Close.
 type Reader struct {
-	data  []byte       // the whole file: a mapping, or the caller's bytes
-	unmap func() error // releases the mapping; nil if none
+	data   []byte         // the whole file: a mapping, or the caller's bytes
+	mapped *mmapfile.Data // holds data for a Reader made by Open; nil otherwise
 
 	n     int    // number of ranges
 	va    []byte // VA table
@@ -46,25 +46,25 @@ type Reader struct {
 	closed atomic.Bool
 }
 
-// Open opens the named Lidia file. The file is mapped read-only where the
-// operating system allows (Unix), else read into memory; Close releases it.
-// The strings table is copied to the heap when the file is opened, so the
-// strings Lookup returns stay valid after Close. Options: WithCRC verifies
+// Open opens the named Lidia file, which must be a regular file (or a
+// symbolic link to one): others, such as devices and FIFOs, are refused at
+// once with an *fs.PathError. The file is mapped read-only where the
+// operating system allows (Unix), else read into memory; the memory is
+// released once the Reader is unreachable, not by Close. The strings table
+// is copied to the heap when the file is opened, so the strings Lookup
+// returns stay valid after Close and after the Reader is gone. Options: WithCRC verifies
 // the checksums; WithLines, WithFiles and WithInlines set to false make
 // Lookup leave out lines, files or inlined frames.
 func Open(name string, opts ...Option) (*Reader, error) {
-	data, unmap, err := mmapfile.Load(name)
+	file, err := mmapfile.Load(name)
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewReader(data, opts...)
+	r, err := NewReader(file.Bytes(), opts...)
 	if err != nil {
-		if unmap != nil {
-			unmap()
-		}
 		return nil, err
 	}
-	r.unmap = unmap
+	r.mapped = file
 	return r, nil
 }
 
@@ -225,19 +225,14 @@ func (r *Reader) nest() []uint32 {
 	return parent
 }
 
-// Close releases the file mapping of a Reader made by Open. Strings
-// returned earlier stay valid; Lookup after Close returns ErrClosed. Close
-// must not be called while a Lookup runs.
+// Close marks the Reader closed: Lookup after Close returns ErrClosed.
+// Strings returned earlier stay valid. Close releases nothing itself: the
+// memory of a Reader made by Open is released once the Reader is
+// unreachable, so a Lookup running while Close is called completes
+// normally. A second Close does nothing and returns nil.
 func (r *Reader) Close() error {
-	if r.closed.Swap(true) {
-		return nil
-	}
-	var err error
-	if r.unmap != nil {
-		err = r.unmap()
-		r.unmap = nil
-	}
-	return err
+	r.closed.Store(true)
+	return nil
 }
 
 // Lookup appends to dst[:0] the frames at addr, innermost inlined call

@@ -7,14 +7,14 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // wantSections computes from debug/macho what Sections must return for mf,
 // which starts at offset base.
-func wantSections(mf *macho.File, base uint64) []objfile.SectionHeader {
-	var want []objfile.SectionHeader
+func wantSections(mf *macho.File, base uint64) []object.SectionHeader {
+	var want []object.SectionHeader
 	segs := map[string]*macho.Segment{}
 	for _, l := range mf.Loads {
 		if s, ok := l.(*macho.Segment); ok {
@@ -23,7 +23,7 @@ func wantSections(mf *macho.File, base uint64) []objfile.SectionHeader {
 	}
 	for _, s := range mf.Sections {
 		seg := segs[s.Seg]
-		h := objfile.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.Size, Offset: base + uint64(s.Offset), FileSize: s.Size}
+		h := object.SectionHeader{Name: s.Name, Addr: s.Addr, Size: s.Size, Offset: base + uint64(s.Offset), FileSize: s.Size}
 		if t := s.Flags & 0xff; t == 1 || t == 0xc || t == 0x12 {
 			h.FileSize = 0
 		}
@@ -37,7 +37,7 @@ func wantSections(mf *macho.File, base uint64) []objfile.SectionHeader {
 }
 
 // wantData returns what SectionData(i) must return, read with debug/macho.
-func wantData(mf *macho.File, want []objfile.SectionHeader) func(int) ([]byte, error) {
+func wantData(mf *macho.File, want []object.SectionHeader) func(int) ([]byte, error) {
 	return func(i int) ([]byte, error) {
 		if want[i].FileSize == 0 {
 			return []byte{}, nil
@@ -66,29 +66,29 @@ func TestTargets(t *testing.T) {
 }
 
 // checkAddresses checks the pclntab and moduledata against the symbols.
-func checkAddresses(t *testing.T, obj objfile.Object) {
+func checkAddresses(t *testing.T, obj object.Object) {
 	t.Helper()
 	hs, _ := obj.Sections()
-	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", objfile.SectionAlloc)
+	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", object.SectionAlloc)
 	objtest.PclntabAt(t, obj, pcln.Addr)
 	i := objtest.FindSection(hs, "__gopclntab")
 	if i < 0 || hs[i].Addr != pcln.Addr {
 		t.Errorf("runtime.pclntab at %#x is not at the start of __gopclntab", pcln.Addr)
 	}
-	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", objfile.SectionAlloc|objfile.SectionWrite)
+	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", object.SectionAlloc|object.SectionWrite)
 	if i := objtest.FindSection(hs, "__go_module"); i < 0 || hs[i].Addr != md.Addr {
 		t.Errorf("runtime.firstmoduledata at %#x is not at the start of __go_module", md.Addr)
 	}
-	objtest.CheckSymbolIn(t, obj, "main.work", objfile.SectionAlloc|objfile.SectionExec)
+	objtest.CheckSymbolIn(t, obj, "main.work", object.SectionAlloc|object.SectionExec)
 }
 
 // wantSymbols returns from debug/macho the defined symbols, in table order
 // (see objtest.Backend.RunSymbols).
-func wantSymbols(t *testing.T, mf *macho.File) []objfile.Symbol {
-	var want []objfile.Symbol
+func wantSymbols(t *testing.T, mf *macho.File) []object.Symbol {
+	var want []object.Symbol
 	for _, s := range mf.Symtab.Syms {
 		if s.Name != "" && s.Type&0xe0 == 0 && (s.Type&0x0e == 0x0e || s.Type&0x0e == 2) {
-			want = append(want, objfile.Symbol{Name: s.Name, Addr: s.Value})
+			want = append(want, object.Symbol{Name: s.Name, Addr: s.Value})
 		}
 	}
 	return want
@@ -114,7 +114,7 @@ func TestFat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(files) != 2 || files[0].Arch() != "amd64" || files[1].Arch() != "arm64" {
+		if len(files) != 2 || files[0].(object.Describer).Arch() != "amd64" || files[1].(object.Describer).Arch() != "arm64" {
 			t.Fatalf("NewFat returned %d files", len(files))
 		}
 		for i, f := range files {
@@ -226,16 +226,16 @@ func TestSynthetic(t *testing.T) {
 			data := synth(order, is64)
 			o := backend.Open(t, data)
 			want := wantSections(o.Std, 0)
-			want[0].Flags = objfile.SectionAlloc | objfile.SectionExec | objfile.SectionWrite
-			want[1].Flags = objfile.SectionAlloc | objfile.SectionWrite
+			want[0].Flags = object.SectionAlloc | object.SectionExec | object.SectionWrite
+			want[1].Flags = object.SectionAlloc | object.SectionWrite
 			for _, obj := range o.Objects() {
 				objtest.CheckSections(t, obj, want)
 				objtest.CompareData(t, obj, wantData(o.Std, want))
-				if obj.Endian() != order || obj.(objfile.Describer).Arch() != "ppc64" {
-					t.Errorf("%v %v: Endian, Arch = %v, %q", order, is64, obj.Endian(), obj.(objfile.Describer).Arch())
+				if obj.Endian() != order || obj.(object.Describer).Arch() != "ppc64" {
+					t.Errorf("%v %v: Endian, Arch = %v, %q", order, is64, obj.Endian(), obj.(object.Describer).Arch())
 				}
 				for name, addr := range map[string]uint64{"_start": want[0].Addr, "main.x": want[0].Addr + 1} {
-					s, err := obj.(objfile.SymbolLookup).LookupSymbol(name)
+					s, err := obj.(object.SymbolLookup).LookupSymbol(name)
 					if err != nil || s.Addr != addr {
 						t.Errorf("%v %v: LookupSymbol(%q) = %+v, %v; want %#x", order, is64, name, s, err, addr)
 					}
@@ -275,10 +275,10 @@ func TestCorrupt(t *testing.T) {
 		{Name: "fat many arches", Data: append([]byte{0xca, 0xfe, 0xba, 0xbe, 0xff, 0xff, 0xff, 0xff}, make([]byte, 100)...)},
 	}
 	// A universal file opens as its first architecture.
-	open := func(data []byte) (objfile.Object, error) {
+	open := func(data []byte) (object.Object, error) {
 		obj, err := NewBytes(data)
 		if errors.Is(err, ErrFat) {
-			var files []*File
+			var files []object.Object
 			if files, err = NewFat(data); err == nil {
 				obj = files[0]
 			}
@@ -287,3 +287,6 @@ func TestCorrupt(t *testing.T) {
 	}
 	objtest.RunCorrupt(t, files, open, nil)
 }
+
+// symtabSize is the size of an LC_SYMTAB command.
+const symtabSize = 24

@@ -6,15 +6,21 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/gosym-dev/gosym/elfobj"
-	"github.com/gosym-dev/gosym/machoobj"
-	"github.com/gosym-dev/gosym/peobj"
-	"github.com/gosym-dev/gosym/plan9obj"
+	"github.com/gosym-dev/gosym/internal/elffile"
+	"github.com/gosym-dev/gosym/internal/machofile"
+	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/internal/pefile"
+	"github.com/gosym-dev/gosym/internal/plan9file"
 )
 
 // ErrUnknownFormat is returned, wrapped, by Open and NewBytes for data in
-// none of the formats they know.
-var ErrUnknownFormat = errors.New("not an object file")
+// none of the formats they know. The message names the magic number found
+// and the formats known: "object: unknown format (magic 00 01 02 03; reads
+// ELF, Mach-O, PE and Plan 9)".
+var ErrUnknownFormat = errors.New("unknown format")
+
+// formats names the formats NewBytes reads, for messages.
+const formats = "ELF, Mach-O, PE and Plan 9"
 
 // Magic numbers, read big-endian from the first four bytes.
 const (
@@ -37,10 +43,10 @@ const maxFatArches = 20
 
 // NewBytes detects the format of the executable or object file in data
 // (ELF; Mach-O, thin in either byte order and word size, or universal; PE;
-// Plan 9 a.out) by its magic number, and decodes it with the matching
-// backend: elfobj, machoobj, peobj or plan9obj. No data is copied: section
-// data are subslices of data, which must not be modified while the Object
-// is in use. The result also implements [SymbolLookup] and [Describer].
+// Plan 9 a.out) by its magic number, and decodes it as the matching
+// backend package does: elfobj, machoobj, peobj or plan9obj. No data is
+// copied: section data are subslices of data, which must not be modified
+// while the Object is in use. The result is a *File.
 //
 // Of a universal Mach-O file, NewBytes returns the architecture matching
 // runtime.GOARCH if there is one, else the first. Use machoobj.NewFat for
@@ -48,16 +54,34 @@ const maxFatArches = 20
 //
 // If the format is unknown, the error wraps ErrUnknownFormat.
 func NewBytes(data []byte) (Object, error) {
+	f, err := newBytes(data)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// newBytes is NewBytes with a concrete result.
+func newBytes(data []byte) (*File, error) {
+	d, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return newFile(d), nil
+}
+
+// decode picks the decoder for data by its magic number.
+func decode(data []byte) (objfile.Decoder, error) {
 	if len(data) < 4 {
 		return nil, unknownFormat(data)
 	}
 	switch magic := binary.BigEndian.Uint32(data); magic {
 	case magicELF:
-		return elfobj.NewBytes(data)
+		return wrapNil(elffile.NewBytes(data))
 	case magicMachO32, magicMachO64, magicMachO32LE, magicMachO64LE:
-		return machoobj.NewBytes(data)
+		return wrapNil(machofile.NewBytes(data))
 	case magicFat, magicFat64:
-		files, err := machoobj.NewFat(data)
+		files, err := machofile.NewFat(data)
 		if err != nil {
 			if len(data) >= 8 && binary.BigEndian.Uint32(data[4:]) >= maxFatArches {
 				return nil, unknownFormat(data)
@@ -66,16 +90,25 @@ func NewBytes(data []byte) (Object, error) {
 		}
 		return pickArch(files, runtime.GOARCH), nil
 	case magicPlan9386, magicPlan9AMD64, magicPlan9ARM:
-		return plan9obj.NewBytes(data)
+		return wrapNil(plan9file.NewBytes(data))
 	}
 	if data[0] == 'M' && data[1] == 'Z' {
-		return peobj.NewBytes(data)
+		return wrapNil(pefile.NewBytes(data))
 	}
 	return nil, unknownFormat(data)
 }
 
+// wrapNil returns a decoder's result as a Decoder, keeping a nil pointer
+// from becoming a non-nil interface.
+func wrapNil[D objfile.Decoder](d D, err error) (objfile.Decoder, error) {
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // pickArch returns the file for goarch, or else the first.
-func pickArch(files []*machoobj.File, goarch string) *machoobj.File {
+func pickArch(files []*machofile.File, goarch string) *machofile.File {
 	for _, f := range files {
 		if f.Arch() == goarch {
 			return f
@@ -84,6 +117,11 @@ func pickArch(files []*machoobj.File, goarch string) *machoobj.File {
 	return files[0]
 }
 
+// unknownFormat returns the error for data in no known format, quoting
+// its first four bytes (fewer if there are fewer).
 func unknownFormat(data []byte) error {
-	return fmt.Errorf("object: %w (starts with %q)", ErrUnknownFormat, data[:min(len(data), 8)])
+	if len(data) == 0 {
+		return fmt.Errorf("object: %w (empty file; reads %s)", ErrUnknownFormat, formats)
+	}
+	return fmt.Errorf("object: %w (magic % x; reads %s)", ErrUnknownFormat, data[:min(len(data), 4)], formats)
 }

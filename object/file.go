@@ -4,124 +4,139 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
-	"sync"
+	"slices"
+	"sync/atomic"
 
 	"github.com/gosym-dev/gosym/internal/mmapfile"
+	"github.com/gosym-dev/gosym/internal/objfile"
 )
 
-// File is an object file opened by Open. It implements [Object],
-// [io.Closer], [SymbolLookup] and [Describer] by forwarding to the backend
-// that decodes its format. A File is safe for concurrent use.
-//
-// The slices SectionData returns point into the file's memory mapping:
-// they must not be modified, and must not be used after Close. After
-// Close, Sections, SectionData and LookupSymbol return an error wrapping
-// [fs.ErrClosed]; Endian, Format and Arch keep answering.
-type File struct {
-	name   string
-	order  binary.ByteOrder
-	format string
-	arch   string
+func init() {
+	objfile.NewObject = func(d objfile.Decoder) any { return newFile(d) }
+}
 
-	mu     sync.RWMutex // held for writing by Close, for reading by the others
-	obj    Object       // nil once closed
-	data   []byte       // the file's contents; nil once closed
-	unmap  func() error // releases data; nil if it was read, not mapped
-	closed bool
+// File is an object file of any format: opened by Open, or made from bytes
+// by NewBytes or by a backend package (elfobj, machoobj, peobj,
+// plan9obj). It implements [Object], [io.Closer], [SymbolLookup] and
+// [Describer]. A File is safe for concurrent use.
+//
+// The slices SectionData returns point into the file's memory (for a File
+// made by Open, its memory mapping) and must not be modified. They stay
+// readable, also after Close, as long as the File is reachable: the memory
+// of a File made by Open is released once the File is unreachable (see
+// the package documentation, "Lifetime").
+//
+// After Close, Sections, SectionData and LookupSymbol return an error
+// wrapping [fs.ErrClosed]; Endian, Format and Arch keep answering.
+type File struct {
+	dec    objfile.Decoder
+	secs   []SectionHeader // dec's headers, converted once
+	name   string          // the name given to Open; "" for other Files
+	data   *mmapfile.Data  // the contents of a File made by Open; nil for others
+	closed atomic.Bool
+}
+
+// newFile adapts d.
+func newFile(d objfile.Decoder) *File {
+	hs, _ := d.Sections() // the decoders' Sections never fail
+	secs := make([]SectionHeader, len(hs))
+	for i, h := range hs {
+		secs[i] = SectionHeader{
+			Name:     h.Name,
+			Addr:     h.Addr,
+			Size:     h.Size,
+			Offset:   h.Offset,
+			FileSize: h.FileSize,
+			Flags:    SectionFlags(h.Flags),
+		}
+	}
+	return &File{dec: d, secs: secs}
 }
 
 // Open opens the named file and detects its format as NewBytes does. The
-// file is mapped into memory read-only where the operating system allows
-// (on Unix systems), and read into memory elsewhere; Close releases it. As
-// with any mapping, a file truncated by another program while it is open
-// makes reading its sections fault.
+// file must be a regular file (or a symbolic link to one): others, such as
+// devices and FIFOs, are refused at once with an *fs.PathError. It is
+// mapped into memory read-only where the operating system allows (on Unix
+// systems), and read into memory elsewhere; the memory is released once
+// the File is unreachable. As with any mapping, a file truncated by
+// another program while it is mapped makes reading its sections fault.
 //
-// If the format is unknown, the error wraps ErrUnknownFormat.
+// If the format is unknown, the error is an *fs.PathError wrapping
+// ErrUnknownFormat.
 func Open(name string) (*File, error) {
-	data, unmap, err := mmapfile.Load(name)
+	data, err := mmapfile.Load(name)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := NewBytes(data)
+	f, err := newBytes(data.Bytes())
 	if err != nil {
-		if unmap != nil {
-			unmap()
-		}
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	f := &File{name: name, obj: obj, data: data, unmap: unmap, order: obj.Endian()}
-	if d, ok := obj.(Describer); ok {
-		f.format, f.arch = d.Format(), d.Arch()
-	}
+	f.name, f.data = name, data
 	return f, nil
 }
 
-// Close releases the file's memory. The slices SectionData returned must
-// not be used afterwards. Closing a closed File returns an error wrapping
-// fs.ErrClosed.
+// Close marks the File closed: later calls of Sections, SectionData and
+// LookupSymbol return an error. It releases nothing itself (see the
+// package documentation, "Lifetime"), so slices SectionData returned
+// stay readable while the File is reachable. A second Close does nothing
+// and returns nil.
 func (f *File) Close() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return f.errClosed()
-	}
-	f.closed = true
-	f.obj, f.data = nil, nil
-	if f.unmap != nil {
-		if err := f.unmap(); err != nil {
-			return &fs.PathError{Op: "close", Path: f.name, Err: err}
-		}
-	}
+	f.closed.Store(true)
 	return nil
 }
 
 func (f *File) errClosed() error {
+	if f.name == "" {
+		return fmt.Errorf("object: %w", fs.ErrClosed)
+	}
 	return fmt.Errorf("object: %s: %w", f.name, fs.ErrClosed)
 }
 
 // Endian returns the byte order of the target.
-func (f *File) Endian() binary.ByteOrder { return f.order }
+func (f *File) Endian() binary.ByteOrder { return f.dec.Endian() }
 
-// Sections returns the section headers; see [Object].
+// Sections returns the section headers; see [Object]. The caller may
+// modify the returned slice.
 func (f *File) Sections() ([]SectionHeader, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.closed {
+	if f.closed.Load() {
 		return nil, f.errClosed()
 	}
-	return f.obj.Sections()
+	return slices.Clone(f.secs), nil
 }
 
 // SectionData returns the file bytes of section i; see [Object]. The result
-// points into the file's memory and is valid until Close.
+// points into the file's memory: it must not be modified, and stays
+// readable while f is reachable.
 func (f *File) SectionData(i int) ([]byte, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.closed {
+	if f.closed.Load() {
 		return nil, f.errClosed()
 	}
-	return f.obj.SectionData(i)
+	return f.dec.SectionData(i)
 }
 
 // LookupSymbol returns the symbol called name from the file's symbol table
 // (see the backend packages for which table and which symbols). The error
-// wraps ErrNoSymbol when there is no such symbol or no symbol table. The
-// returned Symbol stays valid after Close.
+// wraps ErrNoSymbol when there is no such symbol or no symbol table, or
+// when the table cannot be read. The returned Symbol stays valid after
+// Close.
 func (f *File) LookupSymbol(name string) (Symbol, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.closed {
+	if f.closed.Load() {
 		return Symbol{}, f.errClosed()
 	}
-	if l, ok := f.obj.(SymbolLookup); ok {
-		return l.LookupSymbol(name)
+	s, ok, err := f.dec.LookupSymbol(name)
+	switch {
+	case ok:
+		return Symbol(s), nil
+	case err != nil:
+		return Symbol{}, fmt.Errorf("%w: %w", ErrNoSymbol, err)
 	}
 	return Symbol{}, ErrNoSymbol
 }
 
 // Format returns the file's format: "elf", "macho", "pe" or "plan9".
-func (f *File) Format() string { return f.format }
+func (f *File) Format() string { return f.dec.Format() }
 
 // Arch returns the GOARCH name of the file's target ("amd64", "arm64",
 // ...), or "" when the machine is unknown.
-func (f *File) Arch() string { return f.arch }
+func (f *File) Arch() string { return f.dec.Arch() }

@@ -15,42 +15,93 @@
 // hold code or writable data. Where a format's section table is missing
 // (an ELF file without section headers), its loadable segments stand in,
 // with empty names. The backend packages document each format's details.
+//
+// # Layout
+//
+// Whatever made it (Open, NewBytes, or a backend's New or NewBytes), an
+// Object of this module is a *File. The formats are decoded by internal
+// packages, one per format, which package object imports to detect them;
+// File adapts such a decoder to this package's types, converting its
+// section headers once. The backend packages import package object and
+// their format's decoder, and return the decoder wrapped in a File. So a
+// program that imports only package object reads every format, and no
+// exported name of the module mentions an internal package.
+//
+// # Lifetime
+//
+// The memory of a File made by Open is released when the File becomes
+// unreachable, not by Close: Close only marks the File closed, so that its
+// methods report [fs.ErrClosed]. Slices that SectionData returned stay
+// readable as long as the File is reachable (package gosym's Table keeps
+// its Object, so the Functions of a Table keep the mapping too).
 package object
 
-import "github.com/gosym-dev/gosym/internal/objfile"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // Object is an executable or object file that may hold Go symbol tables.
-//
-//	Endian() binary.ByteOrder
-//	Sections() ([]SectionHeader, error)
-//	SectionData(i int) ([]byte, error) // i indexes the slice returned by Sections
-type Object = objfile.Object
+type Object interface {
+	// Endian returns the byte order of the target.
+	Endian() binary.ByteOrder
+	// Sections returns the section headers. Where the format's section
+	// table is missing (an ELF file without section headers), the loadable
+	// segments are returned instead, with an empty Name.
+	Sections() ([]SectionHeader, error)
+	// SectionData returns the file contents of section i, an index into
+	// the slice returned by Sections. It holds FileSize bytes, which may be
+	// fewer than Size (none at all for bss-like sections). The slice may
+	// alias the underlying file data and must not be modified.
+	SectionData(i int) ([]byte, error)
+}
 
 // SectionHeader describes one section, or one segment of a file whose
 // section table is gone.
-type SectionHeader = objfile.SectionHeader
+type SectionHeader struct {
+	Name     string       // the format's own name: ".gopclntab", "__gopclntab", ".rdata", ...
+	Addr     uint64       // virtual address at link time
+	Size     uint64       // size in memory
+	Offset   uint64       // offset of the section's bytes in the file
+	FileSize uint64       // bytes present in the file; 0 for bss and zero-fill sections
+	Flags    SectionFlags // what the section holds at run time
+}
 
 // SectionFlags describe how a section is used at run time.
-type SectionFlags = objfile.SectionFlags
+type SectionFlags uint32
 
 // Section flags.
 const (
-	SectionAlloc = objfile.SectionAlloc // occupies memory at run time
-	SectionExec  = objfile.SectionExec  // holds executable code
-	SectionWrite = objfile.SectionWrite // writable at run time
+	SectionAlloc SectionFlags = 1 << iota // occupies memory at run time
+	SectionExec                           // holds executable code
+	SectionWrite                          // writable at run time
 )
 
 // Symbol is an entry of an object's symbol table.
-type Symbol = objfile.Symbol
+type Symbol struct {
+	Name string
+	Addr uint64 // virtual address at link time
+	Size uint64 // 0 where the format records no size
+}
 
 // SymbolLookup is implemented by objects that can look up symbols by name.
-type SymbolLookup = objfile.SymbolLookup
+// Objects without a symbol table (stripped binaries) either do not
+// implement it or return ErrNoSymbol.
+type SymbolLookup interface {
+	LookupSymbol(name string) (Symbol, error)
+}
 
 // Describer is implemented by objects that can name their format and
 // target architecture.
-type Describer = objfile.Describer
+type Describer interface {
+	// Format returns "elf", "macho", "pe" or "plan9".
+	Format() string
+	// Arch returns the GOARCH name of the target ("amd64", "arm64", ...),
+	// or "" when the machine is unknown.
+	Arch() string
+}
 
 // ErrNoSymbol is returned, possibly wrapped with detail, by LookupSymbol
 // when the symbol is absent, the object has no symbol table, or the table
 // cannot be read.
-var ErrNoSymbol = objfile.ErrNoSymbol
+var ErrNoSymbol = errors.New("symbol not found")

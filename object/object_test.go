@@ -1,4 +1,4 @@
-package object
+package object_test
 
 import (
 	"bytes"
@@ -12,43 +12,39 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gosym-dev/gosym/elfobj"
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/machoobj"
-	"github.com/gosym-dev/gosym/peobj"
-	"github.com/gosym-dev/gosym/plan9obj"
+	"github.com/gosym-dev/gosym/object"
 )
 
 var allTargets = slices.Concat(objtest.ELF, objtest.MachO, objtest.PE, objtest.Plan9)
 
-// wantFormat returns the format and concrete type NewBytes must produce
-// for t.
-func wantFormat(t objtest.Target) (format string, typ Object) {
+// wantFormat returns the format NewBytes must find for t.
+func wantFormat(t objtest.Target) string {
 	switch t.GOOS {
 	case "linux":
-		return "elf", (*elfobj.File)(nil)
+		return "elf"
 	case "darwin":
-		return "macho", (*machoobj.File)(nil)
+		return "macho"
 	case "windows":
-		return "pe", (*peobj.File)(nil)
+		return "pe"
 	case "plan9":
-		return "plan9", (*plan9obj.File)(nil)
+		return "plan9"
 	}
 	panic("unknown target " + t.Name)
 }
 
 func TestNewBytes(t *testing.T) {
 	objtest.Run(t, allTargets, func(t *testing.T, tg objtest.Target, data []byte) {
-		obj, err := NewBytes(data)
+		obj, err := object.NewBytes(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		format, typ := wantFormat(tg)
-		if reflect.TypeOf(obj) != reflect.TypeOf(typ) {
-			t.Errorf("NewBytes returned a %T, want %T", obj, typ)
+		if _, ok := obj.(*object.File); !ok {
+			t.Errorf("NewBytes returned a %T, want *object.File", obj)
 		}
-		objtest.CheckTarget(t, obj, format, tg)
+		objtest.CheckTarget(t, obj, wantFormat(tg), tg)
 		objtest.CheckBytes(t, data, obj)
 	})
 }
@@ -58,26 +54,26 @@ func TestNewBytes(t *testing.T) {
 func TestOpen(t *testing.T) {
 	targets := []objtest.Target{objtest.LinuxAMD64, objtest.LinuxStripped, objtest.DarwinARM64, objtest.Windows386, objtest.Plan9AMD64}
 	objtest.Run(t, targets, func(t *testing.T, tg objtest.Target, data []byte) {
-		want, err := NewBytes(data)
+		want, err := object.NewBytes(data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f := openFile(t, data)
-		if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && f.unmap == nil {
+		if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && !object.Mapped(f) {
 			t.Error("file was read, not mapped")
 		}
-		objtest.CheckBytes(t, f.data, f)
+		objtest.CheckBytes(t, object.Data(f), f)
 		wantHs, _ := want.Sections()
 		objtest.CheckSections(t, f, wantHs)
 		objtest.CompareData(t, f, want.SectionData)
-		d := want.(Describer)
+		d := want.(object.Describer)
 		if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
 			t.Errorf("Format, Arch, Endian = %q, %q, %v; want %q, %q, %v",
 				f.Format(), f.Arch(), f.Endian(), d.Format(), d.Arch(), want.Endian())
 		}
 		for _, sym := range []string{"runtime.text", "main.work", "no.such.symbol"} {
 			got, err := f.LookupSymbol(sym)
-			w, werr := want.(SymbolLookup).LookupSymbol(sym)
+			w, werr := want.(object.SymbolLookup).LookupSymbol(sym)
 			if got != w || (err == nil) != (werr == nil) {
 				t.Errorf("LookupSymbol(%q) = %+v, %v; want %+v, %v", sym, got, err, w, werr)
 			}
@@ -95,8 +91,8 @@ func TestOpen(t *testing.T) {
 		if _, err := f.LookupSymbol("runtime.text"); !errors.Is(err, fs.ErrClosed) {
 			t.Errorf("LookupSymbol after Close: %v", err)
 		}
-		if err := f.Close(); !errors.Is(err, fs.ErrClosed) {
-			t.Errorf("second Close: %v", err)
+		if err := f.Close(); err != nil {
+			t.Errorf("second Close: %v, want nil", err)
 		}
 		if f.Format() != d.Format() || f.Arch() != d.Arch() || f.Endian() != want.Endian() {
 			t.Errorf("Format, Arch, Endian changed at Close")
@@ -106,13 +102,13 @@ func TestOpen(t *testing.T) {
 
 // openFile writes data to a file in a temporary directory and opens it
 // with Open.
-func openFile(t *testing.T, data []byte) *File {
+func openFile(t *testing.T, data []byte) *object.File {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "obj")
 	if err := os.WriteFile(name, data, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(name)
+	f, err := object.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +123,7 @@ func TestNoSectionHeaders(t *testing.T) {
 		t.Fatal("no sections")
 	}
 	for _, h := range hs {
-		if h.Name != "" || h.Flags&SectionAlloc == 0 {
+		if h.Name != "" || h.Flags&object.SectionAlloc == 0 {
 			t.Errorf("segment %+v: want no name, SectionAlloc", h)
 		}
 	}
@@ -144,15 +140,15 @@ func TestFat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := files[0].Arch()
+		want := files[0].(object.Describer).Arch()
 		if runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64" {
 			want = runtime.GOARCH
 		}
-		obj, err := NewBytes(fat)
+		obj, err := object.NewBytes(fat)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := obj.(Describer).Arch(); got != want {
+		if got := obj.(object.Describer).Arch(); got != want {
 			t.Errorf("NewBytes of a universal file chose %s, want %s", got, want)
 		}
 		objtest.CheckBytes(t, fat, obj)
@@ -161,15 +157,15 @@ func TestFat(t *testing.T) {
 		if f.Arch() != want || f.Format() != "macho" {
 			t.Errorf("Open of a universal file chose %s %s, want macho %s", f.Format(), f.Arch(), want)
 		}
-		objtest.CheckBytes(t, f.data, f)
+		objtest.CheckBytes(t, object.Data(f), f)
 		f.Close()
 
 		for _, goarch := range []string{"amd64", "arm64", "riscv64"} {
 			want := goarch
 			if goarch == "riscv64" {
-				want = files[0].Arch()
+				want = files[0].(object.Describer).Arch()
 			}
-			if got := pickArch(files, goarch).Arch(); got != want {
+			if got := object.PickArch(fat, goarch); got != want {
 				t.Errorf("pickArch(%s) = %s, want %s", goarch, got, want)
 			}
 		}
@@ -179,13 +175,24 @@ func TestFat(t *testing.T) {
 func TestUnknownFormat(t *testing.T) {
 	class := []byte{0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0x34, 0, 0x20, 7, 0, 0, 0, 0, 0}
 	for _, data := range [][]byte{nil, {}, {0x7f}, []byte("hello, world\n"), class, bytes.Repeat([]byte{0}, 100)} {
-		if _, err := NewBytes(data); !errors.Is(err, ErrUnknownFormat) {
+		if _, err := object.NewBytes(data); !errors.Is(err, object.ErrUnknownFormat) {
 			t.Errorf("NewBytes(%q): %v, want ErrUnknownFormat", data, err)
+		}
+	}
+	for data, want := range map[string]string{
+		"":                     "object: unknown format (empty file; reads ELF, Mach-O, PE and Plan 9)",
+		"\x00":                 "object: unknown format (magic 00; reads ELF, Mach-O, PE and Plan 9)",
+		"\x7fEL":               "object: unknown format (magic 7f 45 4c; reads ELF, Mach-O, PE and Plan 9)",
+		"\x00\x01\x02\x03\x04": "object: unknown format (magic 00 01 02 03; reads ELF, Mach-O, PE and Plan 9)",
+		string(class):          "object: unknown format (magic ca fe ba be; reads ELF, Mach-O, PE and Plan 9)",
+	} {
+		if _, err := object.NewBytes([]byte(data)); err == nil || err.Error() != want {
+			t.Errorf("NewBytes(%q): %v, want %q", data, err, want)
 		}
 	}
 	// Known magic, bad contents: an error, but not ErrUnknownFormat.
 	for _, data := range [][]byte{[]byte("\x7fELF\x02\x01\x01"), []byte("MZ\x00\x00"), {0xfe, 0xed, 0xfa, 0xcf, 0}, {0, 0, 0x8a, 0x97}} {
-		if _, err := NewBytes(data); err == nil || errors.Is(err, ErrUnknownFormat) {
+		if _, err := object.NewBytes(data); err == nil || errors.Is(err, object.ErrUnknownFormat) {
 			t.Errorf("NewBytes(%q): %v, want a format error", data, err)
 		}
 	}
@@ -195,13 +202,17 @@ func TestUnknownFormat(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(empty); !errors.Is(err, ErrUnknownFormat) {
-		t.Errorf("Open of an empty file: %v, want ErrUnknownFormat", err)
+	_, err := object.Open(empty)
+	var pe *fs.PathError
+	if !errors.Is(err, object.ErrUnknownFormat) || !errors.As(err, &pe) || pe.Path != empty {
+		t.Errorf("Open of an empty file: %v, want a PathError wrapping ErrUnknownFormat", err)
+	} else if want := "open " + empty + ": object: unknown format (empty file; reads ELF, Mach-O, PE and Plan 9)"; err.Error() != want {
+		t.Errorf("Open of an empty file: %q, want %q", err, want)
 	}
-	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := object.Open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open of a missing file: %v, want ErrNotExist", err)
 	}
-	if _, err := Open(dir); err == nil {
+	if _, err := object.Open(dir); err == nil {
 		t.Error("Open of a directory succeeded")
 	}
 }
@@ -209,7 +220,7 @@ func TestUnknownFormat(t *testing.T) {
 // TestConcurrentClose checks that Close racing with readers neither crashes
 // nor trips the race detector.
 func TestConcurrentClose(t *testing.T) {
-	f, err := Open(objtest.Path(t, objtest.LinuxAMD64))
+	f, err := object.Open(objtest.Path(t, objtest.LinuxAMD64))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +251,7 @@ func FuzzNewBytes(f *testing.F) {
 	arm64 := objtest.Mini(f, objtest.Binary(f, objtest.DarwinARM64))
 	fuzzseed.Add(f, objtest.Fat(f, amd64, arm64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := NewBytes(data)
+		obj, err := object.NewBytes(data)
 		if err != nil {
 			return
 		}
@@ -253,7 +264,7 @@ func FuzzNewBytes(f *testing.F) {
 					return
 				}
 			}
-			t.Fatalf("NewBytes chose none of the %d slices", len(slices))
+			t.Fatalf("object.NewBytes chose none of the %d slices", len(slices))
 		}
 		objtest.CheckBytes(t, data, obj)
 	})

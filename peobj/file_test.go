@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // backend describes this package to the shared tests of objtest.
@@ -23,10 +23,10 @@ func imageBase(pf *pe.File) uint64 {
 }
 
 // wantSections computes from debug/pe what Sections must return.
-func wantSections(pf *pe.File) []objfile.SectionHeader {
-	var want []objfile.SectionHeader
+func wantSections(pf *pe.File) []object.SectionHeader {
+	var want []object.SectionHeader
 	for _, s := range pf.Sections {
-		h := objfile.SectionHeader{
+		h := object.SectionHeader{
 			Name:     s.Name,
 			Addr:     imageBase(pf) + uint64(s.VirtualAddress),
 			Size:     uint64(s.VirtualSize),
@@ -63,15 +63,15 @@ func TestTargets(t *testing.T) {
 // checkAddresses checks the section addresses against the linker's symbols:
 // the pclntab is in .rdata, moduledata in .data, and moduledata's first
 // word points at the pclntab.
-func checkAddresses(t *testing.T, obj objfile.Object, is64 bool) {
+func checkAddresses(t *testing.T, obj object.Object, is64 bool) {
 	t.Helper()
 	hs, _ := obj.Sections()
-	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", objfile.SectionAlloc)
+	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", object.SectionAlloc)
 	objtest.PclntabAt(t, obj, pcln.Addr)
 	if i := objtest.FindSection(hs, ".rdata"); pcln.Addr < hs[i].Addr || pcln.Addr >= hs[i].Addr+hs[i].Size {
 		t.Errorf("runtime.pclntab at %#x is not in .rdata", pcln.Addr)
 	}
-	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", objfile.SectionAlloc|objfile.SectionWrite)
+	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", object.SectionAlloc|object.SectionWrite)
 	i := objtest.FindSection(hs, ".data")
 	data, _ := obj.SectionData(i)
 	off := md.Addr - hs[i].Addr
@@ -82,15 +82,15 @@ func checkAddresses(t *testing.T, obj objfile.Object, is64 bool) {
 	if ptr != pcln.Addr {
 		t.Errorf("moduledata.pcHeader = %#x, want runtime.pclntab %#x", ptr, pcln.Addr)
 	}
-	objtest.CheckSymbolIn(t, obj, "main.work", objfile.SectionAlloc|objfile.SectionExec)
+	objtest.CheckSymbolIn(t, obj, "main.work", object.SectionAlloc|object.SectionExec)
 }
 
 // wantSymbols returns from debug/pe the symbols defined in a section or
 // absolute, in table order (see objtest.Backend.RunSymbols).
-func wantSymbols(t *testing.T, pf *pe.File) []objfile.Symbol {
-	var want []objfile.Symbol
+func wantSymbols(t *testing.T, pf *pe.File) []object.Symbol {
+	var want []object.Symbol
 	for _, s := range pf.Symbols {
-		if s.StorageClass == symClassFile || s.Name == "" {
+		if s.StorageClass == 0x67 || s.Name == "" { // 0x67: IMAGE_SYM_CLASS_FILE
 			continue
 		}
 		var addr uint64
@@ -98,12 +98,12 @@ func wantSymbols(t *testing.T, pf *pe.File) []objfile.Symbol {
 		case s.SectionNumber > 0:
 			sect := pf.Sections[s.SectionNumber-1]
 			addr = imageBase(pf) + uint64(sect.VirtualAddress) + uint64(s.Value)
-		case s.SectionNumber == symAbsolute:
+		case s.SectionNumber == -1: // IMAGE_SYM_ABSOLUTE
 			addr = uint64(s.Value)
 		default:
 			continue
 		}
-		want = append(want, objfile.Symbol{Name: s.Name, Addr: addr})
+		want = append(want, object.Symbol{Name: s.Name, Addr: addr})
 	}
 	return want
 }
@@ -132,7 +132,7 @@ func TestCorrupt(t *testing.T) {
 		{Name: "symbol count", Data: patch(func(b []byte) { le.PutUint32(b[fh+12:], 0xffffffff) }), WantOpen: true},
 		{Name: "headers only", Data: orig[:0x600], WantOpen: true},
 	}
-	objtest.RunCorrupt(t, files, NewBytes, func(t *testing.T, obj objfile.Object) {
+	objtest.RunCorrupt(t, files, NewBytes, func(t *testing.T, obj object.Object) {
 		hs, _ := obj.Sections()
 		if objtest.FindSection(hs, ".rdata") < 0 {
 			t.Errorf("no .rdata in %+v", hs)

@@ -7,8 +7,8 @@ import (
 
 	p9 "debug/plan9obj"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // backend describes this package to the shared tests of objtest.
@@ -54,16 +54,16 @@ func TestTargets(t *testing.T) {
 // checkAddresses checks the section addresses against the linker's symbols:
 // the pclntab is in text, moduledata in data, and moduledata's first word
 // points at the pclntab.
-func checkAddresses(t *testing.T, obj objfile.Object, ptrSize int) {
+func checkAddresses(t *testing.T, obj object.Object, ptrSize int) {
 	t.Helper()
-	text := objtest.CheckSymbolIn(t, obj, "runtime.text", objfile.SectionAlloc|objfile.SectionExec)
+	text := objtest.CheckSymbolIn(t, obj, "runtime.text", object.SectionAlloc|object.SectionExec)
 	hs, _ := obj.Sections()
 	if text.Addr != hs[textSect].Addr && text.Addr != (hs[textSect].Addr+31)&^31 {
 		t.Errorf("runtime.text at %#x, text section at %#x", text.Addr, hs[textSect].Addr)
 	}
-	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", objfile.SectionAlloc|objfile.SectionExec)
+	pcln := objtest.CheckSymbolIn(t, obj, "runtime.pclntab", object.SectionAlloc|object.SectionExec)
 	objtest.PclntabAt(t, obj, pcln.Addr)
-	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", objfile.SectionAlloc|objfile.SectionWrite)
+	md := objtest.CheckSymbolIn(t, obj, "runtime.firstmoduledata", object.SectionAlloc|object.SectionWrite)
 	data, _ := obj.SectionData(dataSect)
 	off := md.Addr - hs[dataSect].Addr
 	if off+8 > uint64(len(data)) {
@@ -77,7 +77,7 @@ func checkAddresses(t *testing.T, obj objfile.Object, ptrSize int) {
 		t.Errorf("moduledata.pcHeader = %#x, want runtime.pclntab %#x", ptr, pcln.Addr)
 	}
 	for _, name := range []string{"runtime.bss", "runtime.end"} {
-		s, err := obj.(objfile.SymbolLookup).LookupSymbol(name)
+		s, err := obj.(object.SymbolLookup).LookupSymbol(name)
 		want := hs[bssSect].Addr
 		if name == "runtime.end" {
 			want += hs[bssSect].Size
@@ -90,16 +90,16 @@ func checkAddresses(t *testing.T, obj objfile.Object, ptrSize int) {
 
 // wantSymbols returns from debug/plan9obj the text, data and bss symbols,
 // in table order (see objtest.Backend.RunSymbols).
-func wantSymbols(t *testing.T, pf *p9.File) []objfile.Symbol {
+func wantSymbols(t *testing.T, pf *p9.File) []object.Symbol {
 	t.Helper()
 	syms, err := pf.Symbols()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []objfile.Symbol
+	var want []object.Symbol
 	for _, s := range syms {
 		if bytes.ContainsRune([]byte("TtLlDdBb"), s.Type) {
-			want = append(want, objfile.Symbol{Name: s.Name, Addr: s.Value})
+			want = append(want, object.Symbol{Name: s.Name, Addr: s.Value})
 		}
 	}
 	return want
@@ -135,3 +135,11 @@ func TestCorrupt(t *testing.T) {
 	}
 	objtest.RunCorrupt(t, files, NewBytes, nil)
 }
+
+// Indexes of the sections (see the package documentation).
+const (
+	textSect = iota
+	dataSect
+	bssSect
+	symsSect
+)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 func FuzzNewBytes(f *testing.F) {
@@ -16,7 +17,7 @@ func FuzzNewBytes(f *testing.F) {
 
 func TestMini(t *testing.T) {
 	o := backend.OpenMini(t, objtest.Plan9AMD64)
-	if s, err := o.FromBytes.(*File).LookupSymbol("runtime.text"); err != nil || s.Addr == 0 {
+	if s, err := o.FromBytes.(object.SymbolLookup).LookupSymbol("runtime.text"); err != nil || s.Addr == 0 {
 		t.Errorf("LookupSymbol(runtime.text) = %+v, %v", s, err)
 	}
 }

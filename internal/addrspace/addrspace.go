@@ -6,7 +6,7 @@ package addrspace
 import (
 	"sort"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // Space is a set of non-overlapping address ranges backed by file bytes.
@@ -24,14 +24,14 @@ type segment struct {
 // FromObject maps every allocated section of obj that has bytes in the
 // file. It reads only section headers and takes zero-copy section data, so
 // its cost does not depend on the size of the sections.
-func FromObject(obj objfile.Object) (*Space, error) {
+func FromObject(obj object.Object) (*Space, error) {
 	secs, err := obj.Sections()
 	if err != nil {
 		return nil, err
 	}
 	s := new(Space)
 	for i, sh := range secs {
-		if sh.Flags&objfile.SectionAlloc == 0 || sh.FileSize == 0 || sh.Addr == 0 {
+		if sh.Flags&object.SectionAlloc == 0 || sh.FileSize == 0 || sh.Addr == 0 {
 			continue
 		}
 		data, err := obj.SectionData(i)

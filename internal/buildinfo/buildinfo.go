@@ -8,7 +8,7 @@ import (
 	"encoding/binary"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
-	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/object"
 )
 
 var magic = []byte("\xff Go buildinf:")
@@ -17,7 +17,7 @@ const headerSize = 32
 
 // Version returns the Go version recorded in obj ("go1.21.5"), or "" when
 // obj has no build info. mem resolves the pointers of the pre-1.18 format.
-func Version(obj objfile.Object, secs []objfile.SectionHeader, mem *addrspace.Space) string {
+func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) string {
 	for _, i := range candidates(secs) {
 		data, err := obj.SectionData(i)
 		if err != nil {
@@ -35,7 +35,7 @@ func Version(obj objfile.Object, secs []objfile.SectionHeader, mem *addrspace.Sp
 // order (the linkers put the blob at the start of the first one, but a
 // position-independent ELF file without section headers has a writable
 // relro segment before it).
-func candidates(secs []objfile.SectionHeader) []int {
+func candidates(secs []object.SectionHeader) []int {
 	for i, s := range secs {
 		if s.Name == ".go.buildinfo" || s.Name == "__go_buildinfo" {
 			return []int{i}
@@ -43,7 +43,7 @@ func candidates(secs []objfile.SectionHeader) []int {
 	}
 	var idx []int
 	for i, s := range secs {
-		if s.Flags&objfile.SectionWrite != 0 && s.Flags&objfile.SectionExec == 0 && s.FileSize > 0 {
+		if s.Flags&object.SectionWrite != 0 && s.Flags&object.SectionExec == 0 && s.FileSize > 0 {
 			idx = append(idx, i)
 		}
 	}

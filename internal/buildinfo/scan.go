@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // ScanVersion looks for the release of a binary that has no build info
@@ -15,7 +15,7 @@ import (
 // outside [lo, hi]. The most frequent remaining match wins, read-only data
 // first: code is searched only if the data has none (Go 1.2–1.6 keep their
 // read-only data in the executable segment). "" if none.
-func ScanVersion(obj objfile.Object, secs []objfile.SectionHeader, skipAddr, skipLen uint64, lo, hi int) string {
+func ScanVersion(obj object.Object, secs []object.SectionHeader, skipAddr, skipLen uint64, lo, hi int) string {
 	for _, exec := range []bool{false, true} {
 		if v := scanVersion(obj, secs, exec, skipAddr, skipLen, lo, hi); v != "" {
 			return v
@@ -24,11 +24,11 @@ func ScanVersion(obj objfile.Object, secs []objfile.SectionHeader, skipAddr, ski
 	return ""
 }
 
-func scanVersion(obj objfile.Object, secs []objfile.SectionHeader, exec bool, skipAddr, skipLen uint64, lo, hi int) string {
+func scanVersion(obj object.Object, secs []object.SectionHeader, exec bool, skipAddr, skipLen uint64, lo, hi int) string {
 	counts := map[string]int{}
 	best := ""
 	for i, s := range secs {
-		if s.Flags&objfile.SectionAlloc == 0 || s.FileSize == 0 || (s.Flags&objfile.SectionExec != 0) != exec {
+		if s.Flags&object.SectionAlloc == 0 || s.FileSize == 0 || (s.Flags&object.SectionExec != 0) != exec {
 			continue
 		}
 		data, err := obj.SectionData(i)

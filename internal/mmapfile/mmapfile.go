@@ -1,44 +1,98 @@
 // Package mmapfile loads a file into memory for the readers that keep
 // slices of it: mapped read-only where the system allows, read otherwise.
+//
+// The memory belongs to a Data. Nothing releases it explicitly: a mapping
+// is released by a cleanup (runtime.AddCleanup) once its Data is
+// unreachable, so whoever hands out slices of it must keep the Data
+// reachable as long as those slices may be read.
 package mmapfile
 
 import (
-	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"runtime"
 )
 
-// Load returns the contents of the named file, mapped if possible. unmap
-// releases the mapping; it is nil if the data were read.
-func Load(name string) (data []byte, unmap func() error, err error) {
-	f, err := os.Open(name)
+// ErrNotRegular reports a file that is not a regular file (a directory, a
+// device, a FIFO, a socket): its size says nothing of what reading it
+// gives, which may be endless or may block forever.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Data is the contents of a file, mapped or read into memory.
+type Data struct {
+	b      []byte
+	mapped bool
+}
+
+// Bytes returns the contents. They must not be modified, and may be read
+// only while d is reachable: see the package documentation.
+func (d *Data) Bytes() []byte { return d.b }
+
+// Mapped reports whether the contents are mapped (rather than read).
+func (d *Data) Mapped() bool { return d.mapped }
+
+// Load returns the contents of the named file, which must be a regular
+// file (symbolic links are followed), mapped if possible. Other files are
+// refused with an *fs.PathError wrapping ErrNotRegular (whose message, for
+// a directory, is "is a directory"), without reading from them and without
+// blocking (a FIFO without a writer).
+func Load(name string) (*Data, error) {
+	// Stat first, so that opening a FIFO cannot block; the file opened
+	// is checked again, as the name may have changed in between.
+	if fi, err := os.Stat(name); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, notRegular(name, fi)
+	}
+	f, err := openNonblock(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if fi.IsDir() {
-		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("is a directory")}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(name, fi)
 	}
 	size := fi.Size()
-	// Empty files cannot be mapped, and the size of other files than
-	// regular ones says nothing: read them.
-	if fi.Mode().IsRegular() && size > 0 && int64(int(size)) == size {
-		if data, unmap, err := mmapFile(f, int(size)); err == nil {
-			return data, unmap, nil
-		}
-		// Fall back to reading, as on file systems that cannot map.
+	if size < 0 || int64(int(size)) != size {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("file of %d bytes too large to load", size)}
 	}
-	var buf bytes.Buffer
-	if fi.Mode().IsRegular() && size > 0 && int64(int(size)) == size {
-		buf.Grow(int(size) + bytes.MinRead)
+	if size == 0 {
+		// Empty files cannot be mapped.
+		return &Data{b: []byte{}}, nil
 	}
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	if b, err := mmapFile(f, int(size)); err == nil {
+		d := &Data{b: b, mapped: true}
+		runtime.AddCleanup(d, munmap, b)
+		return d, nil
 	}
-	return buf.Bytes(), nil, nil
+	// Fall back to reading, as on file systems that cannot map. The file
+	// is regular, so its size bounds what is read.
+	b := make([]byte, size)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return &Data{b: b}, nil
 }
+
+// notRegular returns the error for name, which is not a regular file; fi
+// describes it.
+func notRegular(name string, fi fs.FileInfo) error {
+	err := ErrNotRegular
+	if fi.IsDir() {
+		err = errIsDir{}
+	}
+	return &fs.PathError{Op: "open", Path: name, Err: err}
+}
+
+// errIsDir is ErrNotRegular for a directory, saying so.
+type errIsDir struct{}
+
+func (errIsDir) Error() string { return "is a directory" }
+func (errIsDir) Unwrap() error { return ErrNotRegular }

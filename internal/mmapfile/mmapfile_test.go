@@ -1,4 +1,4 @@
-package mmapfile
+package mmapfile_test
 
 import (
 	"bytes"
@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/gosym-dev/gosym/internal/mmapfile"
+	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 func TestLoad(t *testing.T) {
@@ -15,34 +19,86 @@ func TestLoad(t *testing.T) {
 	want := bytes.Repeat([]byte("gosym"), 10000)
 	full := filepath.Join(dir, "full")
 	empty := filepath.Join(dir, "empty")
+	link := filepath.Join(dir, "link")
 	if err := os.WriteFile(full, want, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-
-	data, unmap, err := Load(full)
-	if err != nil || !bytes.Equal(data, want) {
-		t.Fatalf("Load of a file: %d bytes, %v", len(data), err)
+	names := []string{full}
+	if err := os.Symlink(full, link); err == nil {
+		names = append(names, link) // a link to a regular file is followed
 	}
-	if runtime.GOOS == "linux" && unmap == nil {
-		t.Error("a regular file was read, not mapped")
-	}
-	if unmap != nil {
-		if err := unmap(); err != nil {
-			t.Error(err)
+	for _, name := range names {
+		d, err := mmapfile.Load(name)
+		if err != nil || !bytes.Equal(d.Bytes(), want) {
+			t.Fatalf("Load(%s): %v", name, err)
+		}
+		if runtime.GOOS == "linux" && !d.Mapped() {
+			t.Errorf("Load(%s): a regular file was read, not mapped", name)
 		}
 	}
 
 	// An empty file cannot be mapped: it is read.
-	if data, unmap, err := Load(empty); err != nil || len(data) != 0 || unmap != nil {
-		t.Errorf("Load of an empty file: %d bytes, unmap %v, %v", len(data), unmap != nil, err)
+	if d, err := mmapfile.Load(empty); err != nil || len(d.Bytes()) != 0 || d.Mapped() {
+		t.Errorf("Load of an empty file: %v", err)
 	}
-	if _, _, err := Load(dir); err == nil {
-		t.Error("Load of a directory: no error")
-	}
-	if _, _, err := Load(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := mmapfile.Load(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v", err)
 	}
+}
+
+// TestNotRegular checks that Load refuses, at once, files whose size says
+// nothing of their contents: /dev/zero and /dev/urandom would be read
+// forever, and opening a FIFO without a writer would block.
+func TestNotRegular(t *testing.T) {
+	for _, name := range objtest.NotRegular(t) {
+		objtest.Within(t, 5*time.Second, "Load("+name+")", func() {
+			d, err := mmapfile.Load(name)
+			var pe *fs.PathError
+			if !errors.Is(err, mmapfile.ErrNotRegular) || !errors.As(err, &pe) || pe.Path != name {
+				t.Errorf("Load(%s) = %v, want a PathError wrapping ErrNotRegular", name, err)
+			}
+			if d != nil {
+				t.Errorf("Load(%s) returned data", name)
+			}
+		})
+	}
+}
+
+// TestRelease checks that a mapping stays while its Data is reachable and
+// goes once it is not.
+func TestRelease(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "file")
+	want := bytes.Repeat([]byte("gosym"), 10000)
+	if err := os.WriteFile(name, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !loadAndCollect(t, name, want) {
+		t.Skip("not mapped here")
+	}
+	objtest.WaitUnmapped(t, name)
+}
+
+// loadAndCollect loads name, collects garbage while the Data is reachable,
+// and checks that the mapping stayed. It reports whether name was mapped.
+func loadAndCollect(t *testing.T, name string, want []byte) bool {
+	d, err := mmapfile.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := d.Bytes()
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if mapped, ok := objtest.InMaps(t, name); ok && d.Mapped() && !mapped {
+		t.Fatal("mapping released while its Data is reachable")
+	}
+	if !bytes.Equal(b, want) {
+		t.Fatal("contents changed")
+	}
+	runtime.KeepAlive(d)
+	return d.Mapped()
 }

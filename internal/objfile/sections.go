@@ -55,7 +55,7 @@ func (t *SectionTable) SectionData(i int) ([]byte, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: section %d (%q): %v", t.Pkg, i, h.Name, err)
+		return nil, fmt.Errorf("%s: section %d (%q): %w", t.Pkg, i, h.Name, err)
 	}
 	return b, nil
 }

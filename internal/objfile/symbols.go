@@ -1,9 +1,6 @@
 package objfile
 
-import (
-	"fmt"
-	"sync"
-)
+import "sync"
 
 // SymbolMap is a backend's symbol table, read on the first lookup. Where
 // several symbols share a name, the first one added wins. It is safe for
@@ -25,21 +22,12 @@ func (m *SymbolMap) Add(s Symbol) {
 	}
 }
 
-// Lookup returns the symbol called name. The first call runs load, which
-// adds the file's symbols; if load fails, the symbols it added before
-// failing stay usable and lookups of other names report its error. Errors
-// wrap ErrNoSymbol.
-func (m *SymbolMap) Lookup(name string, load func() error) (Symbol, error) {
-	m.once.Do(func() {
-		if err := load(); err != nil {
-			m.err = fmt.Errorf("%w: %v", ErrNoSymbol, err)
-		}
-	})
-	if s, ok := m.syms[name]; ok {
-		return s, nil
-	}
-	if m.err != nil {
-		return Symbol{}, m.err
-	}
-	return Symbol{}, ErrNoSymbol
+// Lookup returns the symbol called name, as Decoder.LookupSymbol does. The
+// first call runs load, which adds the file's symbols; if load fails, the
+// symbols it added before failing stay usable, and every lookup returns
+// its error.
+func (m *SymbolMap) Lookup(name string, load func() error) (Symbol, bool, error) {
+	m.once.Do(func() { m.err = load() })
+	s, ok := m.syms[name]
+	return s, ok, m.err
 }

@@ -5,29 +5,29 @@ import (
 	"io"
 	"testing"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // A Backend is what the shared tests need to know of an object backend
 // whose files the standard library reads as F (*elf.File, *macho.File,
 // *pe.File or *plan9obj.File).
 type Backend[F any] struct {
-	Parse    func(io.ReaderAt) (F, error)         // the standard library's NewFile
-	NewBytes func([]byte) (objfile.Object, error) // the backend's NewBytes
-	New      func(F) objfile.Object               // the backend's New
+	Parse    func(io.ReaderAt) (F, error)        // the standard library's NewFile
+	NewBytes func([]byte) (object.Object, error) // the backend's NewBytes
+	New      func(F) object.Object               // the backend's New
 }
 
 // Opened is one file read the three ways a Backend can read it.
 type Opened[F any] struct {
-	Data      []byte         // the file's bytes
-	Std       F              // read by the standard library
-	FromBytes objfile.Object // read by the backend's NewBytes
-	FromFile  objfile.Object // Std adapted by the backend's New
+	Data      []byte        // the file's bytes
+	Std       F             // read by the standard library
+	FromBytes object.Object // read by the backend's NewBytes
+	FromFile  object.Object // Std adapted by the backend's New
 }
 
 // Objects returns the two objects the backend made, FromBytes first.
-func (o *Opened[F]) Objects() []objfile.Object {
-	return []objfile.Object{o.FromBytes, o.FromFile}
+func (o *Opened[F]) Objects() []object.Object {
+	return []object.Object{o.FromBytes, o.FromFile}
 }
 
 // Open reads data with the standard library and with the backend's NewBytes,
@@ -44,7 +44,7 @@ func (b *Backend[F]) Open(tb testing.TB, data []byte) *Opened[F] {
 
 // MustNewBytes returns the object the backend's NewBytes makes of data,
 // failing the test if it returns an error.
-func (b *Backend[F]) MustNewBytes(tb testing.TB, data []byte) objfile.Object {
+func (b *Backend[F]) MustNewBytes(tb testing.TB, data []byte) object.Object {
 	tb.Helper()
 	obj, err := b.NewBytes(data)
 	if err != nil {
@@ -65,7 +65,7 @@ func (b *Backend[F]) Run(t *testing.T, targets []Target, test func(t *testing.T,
 // standard library's file: its defined symbols, in table order, of which
 // LookupSymbol finds the first of each name. The test program defines
 // many more than 100; fewer fail the test.
-func (b *Backend[F]) RunSymbols(t *testing.T, targets []Target, want func(t *testing.T, std F) []objfile.Symbol) {
+func (b *Backend[F]) RunSymbols(t *testing.T, targets []Target, want func(t *testing.T, std F) []object.Symbol) {
 	b.Run(t, targets, func(t *testing.T, _ Target, o *Opened[F]) {
 		w := FirstByName(want(t, o.Std))
 		if len(w) < 100 {

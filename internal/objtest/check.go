@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // CheckBytes checks the invariants of obj, decoded from data by a NewBytes
@@ -13,14 +13,14 @@ import (
 // not a copy, and an out-of-range index is an error. Symbol lookups must
 // succeed or fail with ErrNoSymbol. It is safe on any input, so fuzz
 // targets use it.
-func CheckBytes(tb testing.TB, data []byte, obj objfile.Object) {
+func CheckBytes(tb testing.TB, data []byte, obj object.Object) {
 	tb.Helper()
 	CheckBytesIn(tb, data, 0, uint64(len(data)), obj)
 }
 
 // CheckBytesIn is CheckBytes for an object that occupies data[lo:hi] (one
 // architecture of a universal file): a section must lie within it.
-func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj objfile.Object) {
+func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj object.Object) {
 	tb.Helper()
 	if obj.Endian() == nil {
 		tb.Error("Endian() = nil")
@@ -55,26 +55,26 @@ func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj objfile.Object)
 			tb.Errorf("SectionData(%d) of %d sections succeeded", i, len(hs))
 		}
 	}
-	if l, ok := obj.(objfile.SymbolLookup); ok {
+	if l, ok := obj.(object.SymbolLookup); ok {
 		for _, name := range []string{"runtime.text", "runtime.pclntab", "", "no such symbol"} {
-			if _, err := l.LookupSymbol(name); err != nil && !errors.Is(err, objfile.ErrNoSymbol) {
+			if _, err := l.LookupSymbol(name); err != nil && !errors.Is(err, object.ErrNoSymbol) {
 				tb.Errorf("LookupSymbol(%q): %v, want ErrNoSymbol", name, err)
 			}
 		}
 	}
-	if d, ok := obj.(objfile.Describer); ok {
+	if d, ok := obj.(object.Describer); ok {
 		_, _ = d.Format(), d.Arch()
 	}
 }
 
 // CheckTarget checks that obj says it is a file of the given format for
 // tg: its Format, Arch and Endian.
-func CheckTarget(tb testing.TB, obj objfile.Object, format string, tg Target) {
+func CheckTarget(tb testing.TB, obj object.Object, format string, tg Target) {
 	tb.Helper()
 	if obj.Endian() != tg.ByteOrder() {
 		tb.Errorf("Endian() = %v, want %v", obj.Endian(), tg.ByteOrder())
 	}
-	d := obj.(objfile.Describer)
+	d := obj.(object.Describer)
 	if d.Format() != format || d.Arch() != tg.GOARCH {
 		tb.Errorf("Format, Arch = %q, %q; want %q, %q", d.Format(), d.Arch(), format, tg.GOARCH)
 	}
@@ -82,22 +82,22 @@ func CheckTarget(tb testing.TB, obj objfile.Object, format string, tg Target) {
 
 // Flags returns the flags of a section that is allocated, executable and
 // writable as alloc, exec and write say.
-func Flags(alloc, exec, write bool) objfile.SectionFlags {
-	var f objfile.SectionFlags
+func Flags(alloc, exec, write bool) object.SectionFlags {
+	var f object.SectionFlags
 	if alloc {
-		f |= objfile.SectionAlloc
+		f |= object.SectionAlloc
 	}
 	if exec {
-		f |= objfile.SectionExec
+		f |= object.SectionExec
 	}
 	if write {
-		f |= objfile.SectionWrite
+		f |= object.SectionWrite
 	}
 	return f
 }
 
 // CheckSections checks that the sections of obj are want.
-func CheckSections(tb testing.TB, obj objfile.Object, want []objfile.SectionHeader) {
+func CheckSections(tb testing.TB, obj object.Object, want []object.SectionHeader) {
 	tb.Helper()
 	got, err := obj.Sections()
 	if err != nil {
@@ -107,7 +107,7 @@ func CheckSections(tb testing.TB, obj objfile.Object, want []objfile.SectionHead
 }
 
 // CompareSections reports the differences between got and want.
-func CompareSections(tb testing.TB, got, want []objfile.SectionHeader) {
+func CompareSections(tb testing.TB, got, want []object.SectionHeader) {
 	tb.Helper()
 	if len(got) != len(want) {
 		tb.Errorf("%d sections, want %d", len(got), len(want))
@@ -121,7 +121,7 @@ func CompareSections(tb testing.TB, got, want []objfile.SectionHeader) {
 
 // CompareData checks that every section of obj holds the bytes that want
 // returns for it.
-func CompareData(tb testing.TB, obj objfile.Object, want func(i int) ([]byte, error)) {
+func CompareData(tb testing.TB, obj object.Object, want func(i int) ([]byte, error)) {
 	tb.Helper()
 	hs, err := obj.Sections()
 	if err != nil {
@@ -146,8 +146,8 @@ func CompareData(tb testing.TB, obj objfile.Object, want func(i int) ([]byte, er
 
 // FirstByName returns the first symbol of each name in syms, in order:
 // where a symbol table repeats a name, LookupSymbol finds the first.
-func FirstByName(syms []objfile.Symbol) []objfile.Symbol {
-	var first []objfile.Symbol
+func FirstByName(syms []object.Symbol) []object.Symbol {
+	var first []object.Symbol
 	seen := make(map[string]bool)
 	for _, s := range syms {
 		if !seen[s.Name] {
@@ -161,23 +161,23 @@ func FirstByName(syms []objfile.Symbol) []objfile.Symbol {
 // CompareSymbols checks that LookupSymbol of each object finds every
 // symbol of want, which holds one symbol of each name (see FirstByName),
 // and that it returns ErrNoSymbol for a name that is not there.
-func CompareSymbols(tb testing.TB, want []objfile.Symbol, objs ...objfile.Object) {
+func CompareSymbols(tb testing.TB, want []object.Symbol, objs ...object.Object) {
 	tb.Helper()
 	for _, obj := range objs {
-		l := obj.(objfile.SymbolLookup)
+		l := obj.(object.SymbolLookup)
 		for _, w := range want {
 			if s, err := l.LookupSymbol(w.Name); err != nil || s != w {
 				tb.Errorf("LookupSymbol(%q) = %+v, %v; want %#x size %d", w.Name, s, err, w.Addr, w.Size)
 			}
 		}
-		if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, objfile.ErrNoSymbol) {
+		if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, object.ErrNoSymbol) {
 			tb.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
 		}
 	}
 }
 
 // FindSection returns the index of the first section called name, or -1.
-func FindSection(hs []objfile.SectionHeader, name string) int {
+func FindSection(hs []object.SectionHeader, name string) int {
 	for i, h := range hs {
 		if h.Name == name {
 			return i
@@ -188,9 +188,9 @@ func FindSection(hs []objfile.SectionHeader, name string) int {
 
 // CheckSymbolIn looks up the symbol called name in obj and checks that it
 // lies in a section of obj that has flags.
-func CheckSymbolIn(tb testing.TB, obj objfile.Object, name string, flags objfile.SectionFlags) objfile.Symbol {
+func CheckSymbolIn(tb testing.TB, obj object.Object, name string, flags object.SectionFlags) object.Symbol {
 	tb.Helper()
-	s, err := obj.(objfile.SymbolLookup).LookupSymbol(name)
+	s, err := obj.(object.SymbolLookup).LookupSymbol(name)
 	if err != nil {
 		tb.Fatalf("LookupSymbol(%q): %v", name, err)
 	}
@@ -208,7 +208,7 @@ func CheckSymbolIn(tb testing.TB, obj objfile.Object, name string, flags objfile
 // the bytes there must hold a pclntab header whose magic is in the byte
 // order obj.Endian reports, followed by two zero bytes, the instruction
 // size quantum (1, 2 or 4) and the pointer size (4 or 8).
-func PclntabAt(tb testing.TB, obj objfile.Object, addr uint64) {
+func PclntabAt(tb testing.TB, obj object.Object, addr uint64) {
 	tb.Helper()
 	hs, err := obj.Sections()
 	if err != nil {

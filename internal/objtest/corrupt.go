@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
-	"github.com/gosym-dev/gosym/internal/objfile"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // Patcher returns a function that returns a copy of data changed by f:
@@ -37,10 +37,10 @@ const OpenAllocLimit = 64 << 10
 // and looking up a symbol (which reads the symbol table) at most 16 bytes
 // for each byte of the file beyond that: no allocation is sized by a count
 // the file claims.
-func RunCorrupt(t *testing.T, files []Corrupt, open func([]byte) (objfile.Object, error), check func(*testing.T, objfile.Object)) {
+func RunCorrupt(t *testing.T, files []Corrupt, open func([]byte) (object.Object, error), check func(*testing.T, object.Object)) {
 	for _, f := range files {
 		t.Run(f.Name, func(t *testing.T) {
-			var obj objfile.Object
+			var obj object.Object
 			var err error
 			if n := alloctest.Bytes(func() { obj, err = open(f.Data) }); n > OpenAllocLimit {
 				t.Errorf("opening allocated %d bytes", n)
@@ -59,7 +59,7 @@ func RunCorrupt(t *testing.T, files []Corrupt, open func([]byte) (objfile.Object
 				check(t, obj)
 			}
 			n := alloctest.Bytes(func() {
-				_, err = obj.(objfile.SymbolLookup).LookupSymbol("runtime.text")
+				_, err = obj.(object.SymbolLookup).LookupSymbol("runtime.text")
 			})
 			if limit := 16*uint64(len(f.Data)) + OpenAllocLimit; n > limit {
 				t.Errorf("LookupSymbol allocated %d bytes for a file of %d", n, len(f.Data))

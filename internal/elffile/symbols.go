@@ -1,4 +1,4 @@
-package elfobj
+package elffile
 
 import (
 	"debug/elf"
@@ -18,11 +18,7 @@ const (
 // (.symtab) or, failing that, the dynamic one (.dynsym). Undefined symbols
 // and section and file symbols are ignored; where several symbols share a
 // name, the first one wins. The tables are read on the first call.
-//
-// The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
-// the file has no symbol table (stripped binaries, files without section
-// headers), or when the table cannot be read.
-func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
+func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.Lookup(name, f.loadSymbols)
 }
 
@@ -35,7 +31,7 @@ func (f *File) loadSymbols() error {
 			syms, err := load()
 			if err != nil {
 				if !errors.Is(err, elf.ErrNoSymbols) && first == nil {
-					first = fmt.Errorf("elfobj: %v", err)
+					first = fmt.Errorf("elfobj: %w", err)
 				}
 				continue
 			}
@@ -52,7 +48,7 @@ func (f *File) loadSymbols() error {
 				continue
 			}
 			if err := f.readTable(d, t); err != nil && first == nil {
-				first = fmt.Errorf("elfobj: %v: %v", typ, err)
+				first = fmt.Errorf("elfobj: %v: %w", typ, err)
 			}
 		}
 	}
@@ -71,7 +67,7 @@ func (f *File) readTable(d decoder, t table) error {
 	}
 	strtab, err := entries(f.data, t.stroff, 1, t.strlen)
 	if err != nil {
-		return fmt.Errorf("string table: %v", err)
+		return fmt.Errorf("string table: %w", err)
 	}
 	// Entry 0 is the null symbol.
 	for b := syms[min(size, uint64(len(syms))):]; len(b) > 0; b = b[size:] {

@@ -1,4 +1,4 @@
-package machoobj
+package machofile
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ var ErrFat = errors.New("machoobj: universal (fat) file; use NewFat")
 // while the File is in use. Only the header and load commands are read;
 // symbols are read on the first call to LookupSymbol. For a universal file
 // NewBytes returns ErrFat.
-func NewBytes(data []byte) (objfile.Object, error) {
+func NewBytes(data []byte) (*File, error) {
 	if len(data) >= 4 {
 		switch binary.BigEndian.Uint32(data) {
 		case macho.MagicFat, magicFat64:

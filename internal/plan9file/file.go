@@ -1,28 +1,6 @@
-// Package plan9obj presents Plan 9 a.out executables as objects that
-// package gosym can read (see package github.com/gosym-dev/gosym/object).
-//
-// A Plan 9 a.out file is a header followed by the text segment, the data
-// segment, the symbol table and two unused tables. Its sections, in this
-// order, are:
-//
-//	text  the text segment (code, then read-only data: the Go symbol
-//	      table is here, between the symbols runtime.pclntab and
-//	      runtime.epclntab); alloc|exec
-//	data  the data segment (alloc|write)
-//	bss   the zero-filled memory after data (alloc|write, no file bytes)
-//	syms  the Plan 9 symbol table (no flags)
-//	spsz  the sp/pc offset table (no flags; empty in Go binaries)
-//	pcsz  the pc/line table (no flags; empty in Go binaries)
-//
-// The header records no addresses; they follow from the target's
-// conventions, which the Go linker follows too: the file is mapped at the
-// load address (0x200000 on amd64, 0x1000 on 386 and arm) so the text
-// starts at load address + header size, and the data starts at the end of
-// the text rounded up to a multiple of the load address.
-//
-// NewBytes decodes the header itself, without copying; New adapts a file
-// already opened with debug/plan9obj.
-package plan9obj
+// Package plan9file decodes Plan 9 a.out files for package object and package
+// plan9obj, which document what it presents (see objfile.Decoder).
+package plan9file
 
 import (
 	"encoding/binary"
@@ -34,8 +12,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
 
-// File is a Plan 9 a.out file seen as an [objfile.Object]. It also
-// implements [objfile.SymbolLookup] and [objfile.Describer]. A File is
+// File is a Plan 9 a.out file decoded for package object: an [objfile.Decoder]. A File is
 // safe for concurrent use.
 type File struct {
 	magic uint32
@@ -105,7 +82,7 @@ func layout(magic uint32, sizes [numSect]uint64) []objfile.SectionHeader {
 
 // New returns f as an Object. The result is a *File; its SectionData reads
 // and copies the section's bytes.
-func New(f *p9.File) objfile.Object {
+func New(f *p9.File) *File {
 	ff := &File{magic: f.Magic, pf: f,
 		secs: objfile.SectionTable{Pkg: "plan9obj", Read: make([]io.ReaderAt, numSect), NoReader: "is missing"}}
 	var sizes [numSect]uint64
@@ -124,7 +101,7 @@ func New(f *p9.File) objfile.Object {
 // whose SectionData returns subslices of data, which must not be modified
 // while the File is in use. Only the header is read; symbols are read on
 // the first call to LookupSymbol.
-func NewBytes(data []byte) (objfile.Object, error) {
+func NewBytes(data []byte) (*File, error) {
 	if len(data) < 4 {
 		return nil, fmt.Errorf("plan9obj: not a Plan 9 a.out file")
 	}

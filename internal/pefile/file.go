@@ -1,25 +1,6 @@
-// Package peobj presents PE (Windows) executables as objects that package
-// gosym can read (see package github.com/gosym-dev/gosym/object).
-//
-// Section addresses are absolute: the image base plus the section's
-// relative virtual address. A section's Size is its VirtualSize, and its
-// file bytes are the first min(VirtualSize, SizeOfRawData) bytes of its raw
-// data: the rest of the raw data is alignment padding, and memory past the
-// raw data is zero-filled. Names longer than 8 bytes (".debug_info",
-// ".zdebug_line", ...) are resolved through the COFF string table.
-// Discardable sections (debug information, .reloc, and the .symtab section
-// the Go linker writes to hold the COFF symbol table) are not marked
-// SectionAlloc, as their ELF equivalents are not.
-//
-// Go's PE files have no section of their own for the Go symbol table: it
-// is inside .rdata (Go 1.11+; .text before), between the COFF symbols
-// runtime.pclntab and runtime.epclntab when those are present.
-//
-// NewBytes decodes the headers itself, without copying, and reads the COFF
-// symbol table only on the first LookupSymbol (debug/pe.NewFile reads all
-// symbols and relocations up front). New adapts a file already opened with
-// debug/pe.
-package peobj
+// Package pefile decodes PE files for package object and package
+// peobj, which document what it presents (see objfile.Decoder).
+package pefile
 
 import (
 	"debug/pe"
@@ -29,8 +10,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
 
-// File is a PE file seen as an [objfile.Object]. It also implements
-// [objfile.SymbolLookup] and [objfile.Describer]. A File is safe for
+// File is a PE file decoded for package object: an [objfile.Decoder]. A File is safe for
 // concurrent use.
 type File struct {
 	machine   uint16
@@ -81,7 +61,7 @@ func sectionHeader(name string, imageBase uint64, virtualSize, virtualAddress, s
 
 // New returns f as an Object. The result is a *File; its SectionData reads
 // and copies the section's bytes.
-func New(f *pe.File) objfile.Object {
+func New(f *pe.File) *File {
 	ff := &File{machine: f.Machine, pf: f, secs: objfile.SectionTable{Pkg: "peobj", Read: []io.ReaderAt{}}}
 	switch oh := f.OptionalHeader.(type) {
 	case *pe.OptionalHeader32:

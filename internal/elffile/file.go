@@ -1,19 +1,6 @@
-// Package elfobj presents ELF files as objects that package gosym can read
-// (see package github.com/gosym-dev/gosym/object).
-//
-// NewBytes decodes the file headers itself, without copying: section data
-// are subslices of the given bytes and the symbol table is read only on the
-// first LookupSymbol. New adapts a file already opened with debug/elf.
-//
-// Section i of a file with section headers is ELF section i (index 0 is the
-// null section). A file without section headers, such as a core dump or the
-// output of strip --strip-section-headers, presents its PT_LOAD segments as
-// sections with an empty Name, flagged from the segment permissions.
-//
-// Section sizes and data are as stored: a compressed section
-// (SHF_COMPRESSED, as Go writes DWARF) is not decompressed, and a
-// SHT_NOBITS section (.bss) has no file bytes.
-package elfobj
+// Package elffile decodes ELF files for package object and package
+// elfobj, which document what it presents (see objfile.Decoder).
+package elffile
 
 import (
 	"debug/elf"
@@ -23,8 +10,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
 
-// File is an ELF file seen as an [objfile.Object]. It also implements
-// [objfile.SymbolLookup] and [objfile.Describer]. A File is safe for
+// File is an ELF file decoded for package object: an [objfile.Decoder]. A File is safe for
 // concurrent use.
 type File struct {
 	order   binary.ByteOrder
@@ -44,7 +30,7 @@ type File struct {
 // and copies the section's bytes; the raw bytes of a compressed section
 // (SHF_COMPRESSED) cannot be read through debug/elf, so SectionData returns
 // an error for it.
-func New(f *elf.File) objfile.Object {
+func New(f *elf.File) *File {
 	ff := &File{
 		order:   f.ByteOrder,
 		class:   f.Class,

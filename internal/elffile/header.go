@@ -1,4 +1,4 @@
-package elfobj
+package elffile
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ type decoder struct {
 // the File is in use. Only the file and section headers are read (and the
 // program headers if there are no sections); symbols are read on the first
 // call to LookupSymbol.
-func NewBytes(data []byte) (objfile.Object, error) {
+func NewBytes(data []byte) (*File, error) {
 	f, err := decode(data)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func decode(data []byte) (*File, error) {
 	if shoff != 0 && shnum == 0 {
 		sh, err := entries(data, shoff, 1, shentsize)
 		if err != nil {
-			return nil, formatError("section header 0: %v", err)
+			return nil, formatError("section header 0: %w", err)
 		}
 		s := d.section(sh)
 		if s.typ != elf.SHT_NULL {
@@ -198,7 +198,7 @@ func (d decoder) section(b []byte) rawSection {
 func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint64) error {
 	tab, err := entries(f.data, shoff, shnum, shentsize)
 	if err != nil {
-		return formatError("section headers: %v", err)
+		return formatError("section headers: %w", err)
 	}
 	raw := make([]rawSection, shnum)
 	for i := range raw {
@@ -214,7 +214,7 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 			return formatError("section name table %d has type %v, want SHT_STRTAB", shstrndx, s.typ)
 		}
 		if names, err = entries(f.data, s.off, 1, s.size); err != nil {
-			return formatError("section name table: %v", err)
+			return formatError("section name table: %w", err)
 		}
 	}
 	// One string holds every name, so that the allocations do not grow
@@ -260,7 +260,7 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
 	tab, err := entries(f.data, phoff, phnum, phentsize)
 	if err != nil {
-		return formatError("program headers: %v", err)
+		return formatError("program headers: %w", err)
 	}
 	for i := range phnum {
 		b := tab[i*phentsize:]

@@ -1,21 +1,6 @@
-// Package machoobj presents Mach-O files as objects that package gosym can
-// read (see package github.com/gosym-dev/gosym/object).
-//
-// Sections are named by their section name alone ("__gopclntab",
-// "__go_module", "__noptrdata", ...), in load-command order; the segment
-// decides the flags: SectionAlloc for a section of a mapped segment (not
-// __DWARF, whose protections are empty, nor a debug section), SectionWrite
-// for one of a writable segment that is not marked read-only after dyld's
-// fixups (SG_READ_ONLY, as __DATA_CONST is), and SectionExec for a section
-// holding instructions (S_ATTR_PURE_INSTRUCTIONS or S_ATTR_SOME_INSTRUCTIONS).
-// Zero-fill sections (__bss, __noptrbss, ...) have no file bytes.
-//
-// NewBytes decodes a thin Mach-O file, both byte orders, 32 and 64 bits;
-// NewFat decodes a universal ("fat") file into one File per architecture.
-// Both decode the headers themselves, without copying, and read the symbol
-// table only on the first LookupSymbol (debug/macho.NewFile reads all
-// symbols up front). New adapts a file already opened with debug/macho.
-package machoobj
+// Package machofile decodes Mach-O files for package object and package
+// machoobj, which document what it presents (see objfile.Decoder).
+package machofile
 
 import (
 	"debug/macho"
@@ -26,8 +11,7 @@ import (
 )
 
 // File is a thin Mach-O file, or one architecture of a universal file,
-// seen as an [objfile.Object]. It also implements [objfile.SymbolLookup]
-// and [objfile.Describer]. A File is safe for concurrent use.
+// decoded for package object: an [objfile.Decoder]. A File is safe for concurrent use.
 type File struct {
 	order binary.ByteOrder
 	is64  bool
@@ -94,7 +78,7 @@ func sectionHeader(name string, seg segment, addr, size, off uint64, flags uint3
 // and copies the section's bytes, and section offsets are relative to the
 // start of f (for an architecture of a universal file, to the start of
 // that architecture's image).
-func New(f *macho.File) objfile.Object {
+func New(f *macho.File) *File {
 	ff := &File{order: f.ByteOrder, cpu: f.Cpu, mf: f,
 		secs: objfile.SectionTable{Pkg: "machoobj", Read: []io.ReaderAt{}}}
 	// f.Sections lists the sections of each segment in load-command

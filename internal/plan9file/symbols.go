@@ -1,4 +1,4 @@
-package plan9obj
+package plan9file
 
 import (
 	"bytes"
@@ -15,11 +15,7 @@ import (
 // t, L, l, D, d, B and b) from the Plan 9 symbol table; where several share
 // a name, the first one wins. Sizes are not recorded, so Size is 0. The
 // table is read on the first call.
-//
-// The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
-// the file has no symbol table (linked with -s), or when the table cannot
-// be read.
-func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
+func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.Lookup(name, f.loadSymbols)
 }
 
@@ -31,7 +27,7 @@ func (f *File) loadSymbols() error {
 			f.add(byte(s.Type), s.Name, s.Value)
 		}
 		if err != nil && !errors.Is(err, p9.ErrNoSymbols) {
-			return fmt.Errorf("plan9obj: %v", err)
+			return fmt.Errorf("plan9obj: %w", err)
 		}
 		return nil
 	}
@@ -40,7 +36,7 @@ func (f *File) loadSymbols() error {
 		return err
 	}
 	if err := walk(tab, f.magic&p9.Magic64 != 0, f.add); err != nil {
-		return fmt.Errorf("plan9obj: %v", err)
+		return fmt.Errorf("plan9obj: %w", err)
 	}
 	return nil
 }

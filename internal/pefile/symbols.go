@@ -1,4 +1,4 @@
-package peobj
+package pefile
 
 import (
 	"encoding/binary"
@@ -18,11 +18,7 @@ const (
 // the section's relative address plus the value). Undefined, debug and
 // file symbols are ignored, and sizes are not recorded, so Size is 0. The
 // table is read on the first call.
-//
-// The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
-// the file has no symbol table (linked with -s), or when the table cannot
-// be read.
-func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
+func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.Lookup(name, f.loadSymbols)
 }
 

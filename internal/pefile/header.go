@@ -1,4 +1,4 @@
-package peobj
+package pefile
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ const (
 // stub, "MZ"). The result is a *File whose SectionData returns subslices of
 // data, which must not be modified while the File is in use. Only the
 // headers are read; symbols are read on the first call to LookupSymbol.
-func NewBytes(data []byte) (objfile.Object, error) {
+func NewBytes(data []byte) (*File, error) {
 	f, err := decode(data)
 	if err != nil {
 		return nil, err

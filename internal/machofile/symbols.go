@@ -1,4 +1,4 @@
-package machoobj
+package machofile
 
 import (
 	"strings"
@@ -23,10 +23,7 @@ const (
 // symbols are ignored, and
 // sizes are not recorded, so Size is 0. The table is read on the first
 // call.
-//
-// The error wraps [objfile.ErrNoSymbol] when there is no such symbol, when
-// the file has no symbol table, or when the table cannot be read.
-func (f *File) LookupSymbol(name string) (objfile.Symbol, error) {
+func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.Lookup(name, f.loadSymbols)
 }
 

@@ -1,0 +1,120 @@
+package lidia
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+// TestOpenNotRegular checks that Open refuses devices, FIFOs, sockets and
+// directories at once, naming the file.
+func TestOpenNotRegular(t *testing.T) {
+	for _, name := range objtest.NotRegular(t) {
+		objtest.Within(t, 5*time.Second, "Open("+name+")", func() {
+			r, err := Open(name)
+			var pe *fs.PathError
+			if r != nil || !errors.As(err, &pe) || pe.Path != name || !strings.HasSuffix(err.Error(), objtest.NotRegularMessage(name)) {
+				t.Errorf("Open(%s) = %v, want a PathError ending %q", name, err, objtest.NotRegularMessage(name))
+			}
+		})
+	}
+}
+
+// writeSelf writes the Lidia file of the test binary to dir and returns
+// its name and some PCs.
+func writeSelf(t *testing.T, dir string) (string, []uint64) {
+	tab := selfTable(t)
+	name := filepath.Join(dir, "self.lidia")
+	if err := os.WriteFile(name, writeBytes(t, tab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name, samplePCs(t, tab, 200)
+}
+
+// TestCloseDuringLookup closes a Reader made by Open while goroutines look
+// up: each Lookup gives frames or ErrClosed, and nothing faults.
+func TestCloseDuringLookup(t *testing.T) {
+	name, pcs := writeSelf(t, t.TempDir())
+	r, err := Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var dst []Frame
+			for {
+				for _, pc := range pcs {
+					var err error
+					if dst, err = r.Lookup(dst, pc); err == ErrClosed {
+						return
+					} else if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+}
+
+// TestRelease checks that the mapping of a Reader goes once the Reader is
+// unreachable, closed or not, and that the strings it returned stay valid.
+func TestRelease(t *testing.T) {
+	for _, closeIt := range []bool{true, false} {
+		name, pcs := writeSelf(t, t.TempDir())
+		frames, mapped := lookupAndDrop(t, name, pcs, closeIt)
+		if !mapped {
+			t.Skip("not mapped here")
+		}
+		want := make([]Frame, len(frames))
+		for i, f := range frames {
+			want[i] = Frame{strings.Clone(f.Function), strings.Clone(f.File), f.Line}
+		}
+		objtest.WaitUnmapped(t, name)
+		for i, f := range frames {
+			if f != want[i] {
+				t.Fatalf("frame %d: %+v after release, was %+v", i, f, want[i])
+			}
+		}
+	}
+}
+
+// lookupAndDrop opens name, looks up pcs and closes the Reader if closeIt.
+// It returns the frames and whether the file was mapped.
+func lookupAndDrop(t *testing.T, name string, pcs []uint64, closeIt bool) ([]Frame, bool) {
+	r, err := Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []Frame
+	for _, pc := range pcs {
+		dst, err := r.Lookup(nil, pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, dst...)
+	}
+	mapped, ok := objtest.InMaps(t, name)
+	if closeIt {
+		r.Close()
+	}
+	if len(frames) == 0 {
+		t.Fatal("no frames")
+	}
+	return frames, ok && mapped
+}
