@@ -11,7 +11,7 @@ var (
 	ErrPCNotFound = errors.New("gosym: pc not found")
 	// ErrCorrupted reports a symbol table that is inconsistent. Errors
 	// that wrap it are *FormatError values saying what was wrong where.
-	ErrCorrupted = errors.New("gosym: corrupt symbol table")
+	ErrCorrupted = errors.New("corrupt symbol table")
 	// ErrNoTable reports an object that holds no Go symbol table.
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.
@@ -21,7 +21,8 @@ var (
 )
 
 // A FormatError reports an inconsistency in a symbol table: what is wrong,
-// and where. It wraps ErrCorrupted.
+// and where. It wraps ErrCorrupted. Its message reads "corrupt symbol
+// table: FUNCTION: WHAT (pclntab offset OFF)".
 //
 // Lookups that meet damaged data return one FormatError each, whose
 // message is formatted only when Error is called, so that a pass of

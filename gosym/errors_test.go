@@ -32,7 +32,7 @@ func TestErrorMessages(t *testing.T) {
 	}
 
 	fe := &FormatError{Func: "main.f", Off: 0x40, Msg: "inline tree is cyclic"}
-	if !errors.Is(fe, ErrCorrupted) || fe.Error() != "gosym: corrupt symbol table: main.f: inline tree is cyclic (pclntab offset 0x40)" {
+	if !errors.Is(fe, ErrCorrupted) || fe.Error() != "corrupt symbol table: main.f: inline tree is cyclic (pclntab offset 0x40)" {
 		t.Errorf("FormatError: %q", fe)
 	}
 	var target *FormatError

@@ -61,7 +61,7 @@ func Open(name string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gosym: %w", err)
 	}
-	t, err := newTable(f)
+	t, err := NewTable(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("gosym: %s: %w", name, err)
@@ -74,52 +74,12 @@ func Open(name string) (*Table, error) {
 // section, by symbol, or by scanning the loadable data for a valid header),
 // the build info and, for Go 1.18 and later, the moduledata that gives the
 // text base and the funcdata base. Its work does not depend on the number
-// of functions. An object without a Go symbol table gets an error wrapping
-// ErrNoTable; an inconsistent one an error wrapping ErrCorrupted.
+// of functions. An object without a Go symbol table gets ErrNoTable; an
+// inconsistent one a *FormatError, which wraps ErrCorrupted.
 //
 // The Table reads obj's section data for as long as it is in use; obj
 // must stay valid that long.
 func NewTable(obj object.Object) (*Table, error) {
-	t, err := newTable(obj)
-	if err != nil {
-		return nil, fmt.Errorf("gosym: %w", err)
-	}
-	return t, nil
-}
-
-// Close marks the table closed: lookups after it return ErrClosed. A
-// Function obtained earlier, Info and every string returned keep answering
-// as before. For a Table made by Open, Close closes the object too, whose
-// memory is released once nothing refers to the Table. Close of a Table
-// made by NewTable does not close its Object. A second Close does nothing
-// and returns nil.
-func (t *Table) Close() error {
-	if t.closed.Swap(true) {
-		return nil
-	}
-	if t.closer != nil {
-		return t.closer.Close()
-	}
-	return nil
-}
-
-// Object returns the object the table reads, for
-// object.AddrOfFileOffset, build IDs or code bytes. A Table made by Open
-// owns it: do not close it yourself.
-func (t *Table) Object() object.Object { return t.obj }
-
-// GoVersion returns the Go release that built the binary, such as
-// "go1.26.8", as recorded in its build info (or, before Go 1.13, in
-// runtime.buildVersion when the binary has symbols); "" if unknown.
-func (t *Table) GoVersion() string { return t.version }
-
-// NumFunctions returns the number of entries of the function table, an
-// upper bound on the number of functions Functions yields.
-func (t *Table) NumFunctions() int { return int(t.hdr.nfunc) }
-
-// newTable is NewTable, with errors not yet prefixed.
-func newTable(obj object.Object) (*Table, error) {
-
 	secs, err := obj.Sections()
 	if err != nil {
 		return nil, err
@@ -173,3 +133,33 @@ func newTable(obj object.Object) (*Table, error) {
 	}
 	return t, nil
 }
+
+// Close marks the table closed: lookups after it return ErrClosed. A
+// Function obtained earlier, Info and every string returned keep answering
+// as before. For a Table made by Open, Close closes the object too, whose
+// memory is released once nothing refers to the Table. Close of a Table
+// made by NewTable does not close its Object. A second Close does nothing
+// and returns nil.
+func (t *Table) Close() error {
+	if t.closed.Swap(true) {
+		return nil
+	}
+	if t.closer != nil {
+		return t.closer.Close()
+	}
+	return nil
+}
+
+// Object returns the object the table reads, for
+// object.AddrOfFileOffset, build IDs or code bytes. A Table made by Open
+// owns it: do not close it yourself.
+func (t *Table) Object() object.Object { return t.obj }
+
+// GoVersion returns the Go release that built the binary, such as
+// "go1.26.8", as recorded in its build info (or, before Go 1.13, in
+// runtime.buildVersion when the binary has symbols); "" if unknown.
+func (t *Table) GoVersion() string { return t.version }
+
+// NumFunctions returns the number of entries of the function table, an
+// upper bound on the number of functions Functions yields.
+func (t *Table) NumFunctions() int { return int(t.hdr.nfunc) }
