@@ -318,9 +318,10 @@ func (r *Reader) outerFrame(dst []Frame, outer entry, inner *entry) ([]Frame, er
 	return append(dst, Frame{fn, file, uint32(line)}), nil
 }
 
-// walk is Pyroscope's lookup (spec §8) for files whose ranges do not nest:
-// from the last range at or before addr, backward, every range that covers
-// addr is a frame, up to the first range of depth 0.
+// walk is Pyroscope's lookup (the package doc, "Reading") for files whose
+// ranges do not nest: from the last range at or before addr, backward,
+// every range that covers addr is a frame, up to the first range of depth
+// 0.
 func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
 	for ; i >= 0; i-- {
 		e := r.entry(i)
