@@ -137,7 +137,7 @@ func TestUpstreamExample(t *testing.T) {
 }
 
 // upstreamRanges returns what Pyroscope's CreateLidiaFromELF makes of a Go
-// binary (§9): a symbol-table range per function (symbol size, so without
+// binary (as Pyroscope writes it): a symbol-table range per function (symbol size, so without
 // the padding, and ".abi0" names for some), zero-length markers and an
 // undefined import, then a pclntab range per function (up to the next
 // entry), all at depth 0 without files or lines.
@@ -304,7 +304,7 @@ func widen(tb testing.TB, data []byte) []byte {
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // TestPyroscopeQuirks checks, on hand-built files, that Lookup follows
-// Pyroscope's walk where ranges do not nest (§8): a zero-length range
+// Pyroscope's walk where ranges do not nest: a zero-length range
 // inside a function blocks lookups after it, a gap gives nothing even if an
 // earlier range covers the address, and two covering ranges at one depth
 // both give frames.

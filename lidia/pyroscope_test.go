@@ -37,7 +37,7 @@ type pyroTable struct {
 
 var errPyro = errors.New("pyroscope: bad file")
 
-// openPyro is Pyroscope's OpenReader (§2): it checks magic, version, the
+// openPyro is Pyroscope's OpenReader: it checks magic, version, the
 // VA and range widths and that the counts agree, loads the VA table, and
 // with crc verifies the checksums in the order VA, strings, range, lines.
 func openPyro(r io.ReaderAt, crc bool) (*pyroTable, error) {
@@ -106,7 +106,7 @@ func (t *pyroTable) entry(i int) (length, depth, fn, file uint64) {
 }
 
 // str reads a string: "" for offset 0, else its length, then a copy of its
-// bytes (§5).
+// bytes.
 func (t *pyroTable) str(off uint64) string {
 	if off == 0 {
 		return ""
@@ -122,7 +122,7 @@ func (t *pyroTable) str(off uint64) string {
 	return string(b)
 }
 
-// Lookup is Pyroscope's walk (§8): from the last VA at or before addr,
+// Lookup is Pyroscope's walk: from the last VA at or before addr,
 // backward, a frame for every range that covers addr (its own function and
 // file, line 0), stopping after the first range of depth 0.
 func (t *pyroTable) Lookup(dst []pyroFrame, addr uint64) []pyroFrame {
@@ -152,7 +152,7 @@ type pyroRange struct {
 	Lines    []lineEntry
 }
 
-// writePyro builds a file as Pyroscope's builder does (§2–§7): strings
+// writePyro builds a file as Pyroscope's builder does: strings
 // deduplicated after "" and "[overflow]", ranges sorted stably by (VA,
 // depth), one line table per range appended in order, widths chosen
 // without looking at callFile and callLine, every CRC written.
