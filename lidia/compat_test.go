@@ -137,7 +137,7 @@ func TestUpstreamExample(t *testing.T) {
 }
 
 // upstreamRanges returns what Pyroscope's CreateLidiaFromELF makes of a Go
-// binary (as Pyroscope writes it): a symbol-table range per function (symbol size, so without
+// binary: a symbol-table range per function (symbol size, so without
 // the padding, and ".abi0" names for some), zero-length markers and an
 // undefined import, then a pclntab range per function (up to the next
 // entry), all at depth 0 without files or lines.
