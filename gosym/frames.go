@@ -27,32 +27,43 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 	if pc < f.entry || pc >= f.End() {
 		return buf, &pcError{pc: pc, f: f.Name()}
 	}
-	u, err := newInlineUnwinder(f)
-	if err != nil {
+	var u inlineUnwinder
+	if err := u.init(f); err != nil {
 		return buf, err
 	}
-	fr, err := u.at(pc)
-	for err == nil && fr.inlined() {
-		buf = append(buf, u.location(fr))
-		fr, err = u.caller(fr)
+	fr := u.at(pc)
+	for depth := 0; fr.inlined(); depth++ {
+		c, ok := f.record(u.tree, fr.ix)
+		if !ok {
+			return buf[:0], f.formatError(errBadRecord)
+		}
+		if depth == maxInlineDepth {
+			return buf[:0], f.formatError(errTreeCycle)
+		}
+		buf = append(buf, Location{
+			Function:  u.callName(fr.ix, c),
+			File:      fr.file,
+			Line:      fr.line,
+			StartLine: uint32(max(c.startLine, 0)),
+			Wrapper:   f.wrapperCall(c),
+		})
+		fr = u.caller(c)
 	}
-	if err != nil {
-		return buf[:0], err
-	}
-	return append(buf, u.location(fr)), nil
+	name, startLine, wrapper := u.function()
+	return append(buf, Location{Function: name, File: fr.file, Line: fr.line, StartLine: startLine, Wrapper: wrapper}), nil
 }
 
 // An inlineUnwinder walks the logical frames at a PC of one physical
 // function, from the innermost inlined call out to the function itself,
 // as the runtime's inlineUnwinder (runtime/symtabinl.go) does:
 //
-//	u, err := newInlineUnwinder(f)
-//	fr, err := u.at(pc)
-//	for err == nil && fr.inlined() {
-//		// fr is inlined call fr.ix, at fr.file:fr.line
-//		fr, err = u.caller(fr)
+//	var u inlineUnwinder
+//	err := u.init(f)
+//	for fr := u.at(pc); fr.inlined(); {
+//		c, ok := f.record(u.tree, fr.ix) // the inlined call; fr is where in it
+//		fr = u.caller(c)
 //	}
-//	// fr is f's own frame
+//	// fr is the position in f's own code
 //
 // It reads positions from f's decoded line tables when the Table's line
 // cache holds them (linecache.go), and from f's pc-value tables otherwise;
@@ -64,71 +75,31 @@ type inlineUnwinder struct {
 	hasTree bool
 }
 
-// inlineFrame is one frame of an inlineUnwinder's walk.
+// inlineFrame is one frame of the walk: a position in the code of
+// inlined call ix, or of the physical function when ix is -1.
 type inlineFrame struct {
-	file  string
-	line  uint32
-	ix    int32       // the inlined call whose code this is; -1: f's own code
-	call  inlinedCall // the record of ix
-	depth int         // frames walked before this one
+	file string
+	line uint32
+	ix   int32
 }
 
-// inlined reports whether fr is an inlined call, not the physical frame.
+// inlined reports whether fr is in an inlined call, not in the physical
+// function's own code.
 func (fr inlineFrame) inlined() bool { return fr.ix >= 0 }
 
-// newInlineUnwinder returns an unwinder over f.
-func newInlineUnwinder(f Function) (inlineUnwinder, error) {
-	u := inlineUnwinder{f: f, lines: f.t.lines.get(f)}
+// init sets u up to walk the frames of f.
+func (u *inlineUnwinder) init(f Function) (err error) {
+	u.f, u.lines = f, f.t.lines.get(f)
 	if u.lines != nil {
 		u.tree, u.hasTree = u.lines.tree, u.lines.hasTree
-		return u, nil
+		return nil
 	}
-	var err error
 	u.tree, u.hasTree, err = f.inlineTree()
-	return u, err
+	return err
 }
 
 // at returns the innermost frame at pc.
-func (u *inlineUnwinder) at(pc uint64) (inlineFrame, error) {
-	var fr inlineFrame
-	fr.file, fr.line, fr.ix = u.position(pc)
-	return fr, u.decode(&fr)
-}
-
-// caller returns the frame that made inlined call fr: the frame at its
-// call site.
-func (u *inlineUnwinder) caller(fr inlineFrame) (inlineFrame, error) {
-	if fr.depth+1 == maxInlineDepth {
-		return fr, u.f.formatError(errTreeCycle)
-	}
-	c := fr.call
-	var next inlineFrame
-	if u.f.t.layout.inlKind == inl19 {
-		// Go 1.9–1.11 record the call site in the record itself.
-		next = inlineFrame{file: u.f.t.globalFile(c.file), line: uint32(max(c.line, 0)), ix: max(c.parent, -1)}
-	} else {
-		next.file, next.line, next.ix = u.position(u.f.entry + uint64(c.parentPC))
-	}
-	next.depth = fr.depth + 1
-	return next, u.decode(&next)
-}
-
-// decode reads the record of fr's inlined call, if it is one.
-func (u *inlineUnwinder) decode(fr *inlineFrame) error {
-	if !fr.inlined() {
-		return nil
-	}
-	c, ok := u.f.record(u.tree, fr.ix)
-	if !ok {
-		return u.f.formatError(errBadRecord)
-	}
-	fr.call = c
-	return nil
-}
-
-// position returns the file, line and innermost inline index (-1: none)
-// at pc.
-func (u *inlineUnwinder) position(pc uint64) (string, uint32, int32) {
+func (u *inlineUnwinder) at(pc uint64) inlineFrame {
 	if u.lines != nil {
 		return u.lines.position(u.f, pc)
 	}
@@ -138,26 +109,34 @@ func (u *inlineUnwinder) position(pc uint64) (string, uint32, int32) {
 	if u.hasTree {
 		ix = max(f.t.pcvalue(u.tree.index, f.entry, pc), -1)
 	}
-	return file, line, ix
+	return inlineFrame{file, line, ix}
 }
 
-// location returns the Location of frame fr.
-func (u *inlineUnwinder) location(fr inlineFrame) Location {
-	f, fl := u.f, u.lines
-	if fr.inlined() {
-		loc := Location{File: fr.file, Line: fr.line, StartLine: uint32(max(fr.call.startLine, 0)), Wrapper: f.wrapperCall(fr.call)}
-		name, ok := "", false
-		if fl != nil {
-			name, ok = fl.callName(f, fr.ix)
-		}
-		if !ok {
-			name = f.callName(fr.call)
-		}
-		loc.Function = name
-		return loc
+// caller returns the frame that made inlined call c: its call site.
+func (u *inlineUnwinder) caller(c inlinedCall) inlineFrame {
+	if u.f.t.layout.inlKind == inl19 {
+		// Go 1.9–1.11 record the call site in the record itself.
+		return inlineFrame{u.f.t.globalFile(c.file), uint32(max(c.line, 0)), max(c.parent, -1)}
 	}
-	if fl != nil {
-		return Location{Function: fl.funcName(f), File: fr.file, Line: fr.line, StartLine: fl.startLine, Wrapper: fl.wrapper}
+	return u.at(u.f.entry + uint64(c.parentPC))
+}
+
+// callName returns the name of inlined call ix, whose record is c.
+func (u *inlineUnwinder) callName(ix int32, c inlinedCall) string {
+	if u.lines != nil {
+		if name, ok := u.lines.callName(u.f, ix); ok {
+			return name
+		}
 	}
-	return Location{Function: f.Name(), File: fr.file, Line: fr.line, StartLine: f.StartLine(), Wrapper: f.Wrapper()}
+	return u.f.callName(c)
+}
+
+// function returns the name, start line and wrapper flag of the physical
+// function.
+func (u *inlineUnwinder) function() (name string, startLine uint32, wrapper bool) {
+	if fl := u.lines; fl != nil {
+		return fl.funcName(u.f), fl.startLine, fl.wrapper
+	}
+	f := u.f
+	return f.Name(), f.StartLine(), f.Wrapper()
 }

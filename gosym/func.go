@@ -24,6 +24,11 @@ type Function struct {
 // remembered as good (see validFuncs), since the table cannot change.
 func (t *Table) funcAt(i uint64) (f Function, ok bool, err error) {
 	if t.valid.has(i) {
+		if !t.layout.entryIsPtr {
+			// 1.18+: the entry's text offset and record offset, together.
+			e := t.hdr.functab[i*8 : i*8+8]
+			return Function{t: t, entry: t.textAddr(t.hdr.rd.u32(e)), off: t.hdr.rd.u32(e[4:]), idx: uint32(i)}, true, nil
+		}
 		off, _ := t.funcOffAt(i)
 		return Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}, true, nil
 	}

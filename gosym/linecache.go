@@ -291,7 +291,7 @@ func (w *linesWalk) fileIndex(fno int32) uint16 {
 
 // position returns the file, line and innermost inline index (-1: none)
 // at pc, which lies in f, the function fl was decoded from.
-func (fl *funcLines) position(f Function, pc uint64) (string, uint32, int32) {
+func (fl *funcLines) position(f Function, pc uint64) inlineFrame {
 	off := pc - f.entry
 	n := int(fl.n)
 	var line, file, inl uint32
@@ -307,7 +307,7 @@ func (fl *funcLines) position(f Function, pc uint64) (string, uint32, int32) {
 		line, file, inl = r[n+i], fi>>16, fi&0xffff
 	}
 	ref := fl.tab[2+2*file:]
-	return f.t.files.str(ref[0], ref[1]), line, int32(inl) - 1
+	return inlineFrame{f.t.files.str(ref[0], ref[1]), line, int32(inl) - 1}
 }
 
 // r16 returns the ranges of a narrow funcLines, as uint16s.
