@@ -120,26 +120,30 @@ func (n *inlineCall) addRange(lo, hi uint64) {
 	n.ranges = append(n.ranges, [2]uint64{lo, hi})
 }
 
-// inlineTree builds the tree of fn's inlined calls from the inline stacks
-// of its line ranges. Its children come in the order of their first
-// instruction. Calls at the same line of the same caller are merged.
+// inlineTree builds the tree of fn's inlined calls that have code, from
+// its inline tree (InlinedCalls) and the innermost call of each of its line
+// ranges. Its children come in the order of their first instruction. Calls
+// at the same line of the same caller are merged.
 func inlineTree(fn gosym.Function) (*inlineCall, error) {
 	lines, err := fn.Lines(gosym.LinesResult{})
 	if err != nil {
 		return nil, err
 	}
+	calls, err := fn.InlinedCalls(nil)
+	if err != nil {
+		return nil, err
+	}
 	root := &inlineCall{name: fn.Name()}
-	var locs []gosym.Location
+	var chain []int // the calls around a range, innermost first
 	for _, l := range lines.FunctionLines {
-		locs, err = fn.ResolveLocations(l.PCLo, locs)
-		if err != nil {
-			return nil, err
+		chain = chain[:0]
+		for k := l.Call; k >= 0; k = calls[k].Parent {
+			chain = append(chain, k)
 		}
-		// locs is innermost first; walk from the physical function in.
 		n := root
-		for i := len(locs) - 2; i >= 0; i-- {
-			caller := locs[i+1]
-			n = n.child(locs[i].Function, caller.File, caller.Line)
+		for i := len(chain) - 1; i >= 0; i-- {
+			c := &calls[chain[i]]
+			n = n.child(c.Name, c.CallFile, c.CallLine)
 			n.addRange(l.PCLo, l.PCHi)
 		}
 	}
