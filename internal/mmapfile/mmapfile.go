@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime"
 )
 
 // ErrNotRegular reports a file that is not a regular file (a directory, a
@@ -40,12 +39,17 @@ func (d *Data) Mapped() bool { return d.mapped }
 // a directory, is "is a directory"), without reading from them and without
 // blocking (a FIFO without a writer).
 func Load(name string) (*Data, error) {
-	// Stat first, so that opening a FIFO cannot block; the file opened
-	// is checked again, as the name may have changed in between.
+	if d, done, err := mapFile(name); done {
+		return d, err
+	}
+	// Read the file: on systems without mmap, and for files that cannot
+	// be mapped. Stat first, so that opening a FIFO cannot block; the
+	// file opened is checked again, as the name may have changed in
+	// between.
 	if fi, err := os.Stat(name); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {
-		return nil, notRegular(name, fi)
+		return nil, notRegular(name, fi.IsDir())
 	}
 	f, err := openNonblock(name)
 	if err != nil {
@@ -57,23 +61,13 @@ func Load(name string) (*Data, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(name, fi)
+		return nil, notRegular(name, fi.IsDir())
 	}
-	size := fi.Size()
-	if size < 0 || int64(int(size)) != size {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("file of %d bytes too large to load", size)}
+	size, err := checkSize(name, fi.Size())
+	if err != nil {
+		return nil, err
 	}
-	if size == 0 {
-		// Empty files cannot be mapped.
-		return &Data{b: []byte{}}, nil
-	}
-	if b, err := mmapFile(f, int(size)); err == nil {
-		d := &Data{b: b, mapped: true}
-		runtime.AddCleanup(d, munmap, b)
-		return d, nil
-	}
-	// Fall back to reading, as on file systems that cannot map. The file
-	// is regular, so its size bounds what is read.
+	// The file is regular, so its size bounds what is read.
 	b := make([]byte, size)
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
@@ -81,11 +75,18 @@ func Load(name string) (*Data, error) {
 	return &Data{b: b}, nil
 }
 
-// notRegular returns the error for name, which is not a regular file; fi
-// describes it.
-func notRegular(name string, fi fs.FileInfo) error {
+// checkSize returns the size of the named file as an int.
+func checkSize(name string, size int64) (int, error) {
+	if size < 0 || int64(int(size)) != size {
+		return 0, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("file of %d bytes too large to load", size)}
+	}
+	return int(size), nil
+}
+
+// notRegular returns the error for name, which is not a regular file.
+func notRegular(name string, isDir bool) error {
 	err := ErrNotRegular
-	if fi.IsDir() {
+	if isDir {
 		err = errIsDir{}
 	}
 	return &fs.PathError{Op: "open", Path: name, Err: err}
