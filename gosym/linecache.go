@@ -24,12 +24,17 @@ import (
 // bytes per byte of machine code (4.2 MB for the go command of Go 1.26,
 // whose text is 6.9 MB). The index of the cache, allocated by the first
 // lookup, takes 8 bytes per function. The memory is bounded by the
-// Table's line cache limit (SetLineCacheLimit, DefaultLineCacheLimit by
-// default): once it is spent, functions not yet cached are decoded from
+// Table's line cache limit (SetLineCacheLimit; by default the smaller of
+// DefaultLineCacheLimit and twice the size of the pclntab): once it is spent, functions not yet cached are decoded from
 // the tables on each lookup, as without a cache. Answers are the same
 // either way.
 
-// DefaultLineCacheLimit is the line cache limit of a new Table, in bytes.
+// DefaultLineCacheLimit bounds the line cache of a new Table, in bytes. A
+// new Table's limit is the smaller of it and twice the size of its
+// pclntab: a sound table needs less (the go command's cache holds 4.2 MB
+// for a pclntab of 4.9 MB), and a damaged one, whose garbage line tables
+// can decode into many ranges, then costs no more memory than a few times
+// the binary.
 const DefaultLineCacheLimit = 32 << 20
 
 // funcLines is the decoded line tables of one function: n ranges of PCs
@@ -88,18 +93,13 @@ type lineCache struct {
 	once  sync.Once
 	funcs []atomic.Pointer[funcLines] // by functab index
 	used  atomic.Int64                // bytes held by cached funcLines
-	limit atomic.Int64                // 1 + the bytes the cache may hold; 0 for the default
+	limit atomic.Int64                // 1 + the bytes the cache may hold
 	full  atomic.Bool                 // a function did not fit: cache no more
 	wide  bool                        // for tests: store every function's ranges as uint32s
 }
 
 // max returns the bytes the cache may hold.
-func (c *lineCache) max() int64 {
-	if v := c.limit.Load(); v != 0 {
-		return v - 1
-	}
-	return DefaultLineCacheLimit
-}
+func (c *lineCache) max() int64 { return c.limit.Load() - 1 }
 
 // SetLineCacheLimit bounds the memory, in bytes, that the Table spends on
 // the decoded line tables of functions it has resolved PCs in (see
@@ -110,6 +110,10 @@ func (t *Table) SetLineCacheLimit(n int64) {
 	t.lines.limit.Store(max(n, 0) + 1)
 	t.lines.full.Store(false)
 }
+
+// defaultLineCacheLimit returns the line cache limit of a new Table whose
+// pclntab holds n bytes.
+func defaultLineCacheLimit(n int) int64 { return min(DefaultLineCacheLimit, 2*int64(n)) }
 
 // get returns the decoded line tables of f, or nil if f is not cached
 // (yet): the second call for f decodes and caches them.

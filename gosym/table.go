@@ -97,6 +97,7 @@ func NewTable(obj object.Object) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{obj: obj, hdr: h, data: data, addr: addr, mem: mem}
+	t.SetLineCacheLimit(defaultLineCacheLimit(len(data)))
 	t.foundBy.pclntab = foundBy
 	t.version = buildinfo.Version(obj, secs, mem)
 	if t.version == "" {
