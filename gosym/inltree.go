@@ -238,11 +238,3 @@ type callSite struct {
 }
 
 var treePool = sync.Pool{New: func() any { return new(treeScratch) }}
-
-// resize returns s with length n, reusing its memory if it can.
-func resize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
