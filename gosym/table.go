@@ -84,10 +84,7 @@ func NewTable(obj object.Object) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	mem, err := addrspace.FromObject(obj)
-	if err != nil {
-		return nil, err
-	}
+	mem := addrspace.FromObject(obj, secs)
 	data, addr, foundBy, err := findPclntab(obj, secs, mem)
 	if err != nil {
 		return nil, err

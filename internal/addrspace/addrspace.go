@@ -4,6 +4,8 @@
 package addrspace
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/gosym-dev/gosym/object"
@@ -22,14 +24,11 @@ type segment struct {
 }
 
 // FromObject maps every allocated section of obj that has bytes in the
-// file. It reads only section headers and takes zero-copy section data, so
-// its cost does not depend on the size of the sections.
-func FromObject(obj object.Object) (*Space, error) {
-	secs, err := obj.Sections()
-	if err != nil {
-		return nil, err
-	}
-	s := new(Space)
+// file; secs are obj's section headers. It reads only section headers and
+// takes zero-copy section data, so its cost does not depend on the size of
+// the sections.
+func FromObject(obj object.Object, secs []object.SectionHeader) *Space {
+	s := &Space{segs: make([]segment, 0, len(secs))}
 	for i, sh := range secs {
 		if sh.Flags&object.SectionAlloc == 0 || sh.FileSize == 0 || sh.Addr == 0 {
 			continue
@@ -43,8 +42,8 @@ func FromObject(obj object.Object) (*Space, error) {
 		}
 		s.segs = append(s.segs, segment{sh.Addr, data})
 	}
-	sort.Slice(s.segs, func(i, j int) bool { return s.segs[i].addr < s.segs[j].addr })
-	return s, nil
+	slices.SortFunc(s.segs, func(a, b segment) int { return cmp.Compare(a.addr, b.addr) })
+	return s
 }
 
 // Add maps data at addr. It is for building a Space by hand (tests, and
