@@ -301,7 +301,7 @@ func fileAddrs(r *Reader) []uint64 {
 func smallFile(tb testing.TB) []byte {
 	tb.Helper()
 	tab := selfTable(tb)
-	b := newBuilder(makeOptions(nil), 1, 8)
+	b := newBuilder(makeOptions(nil), 8)
 	var locs []gosym.Location
 	n := 0
 	for _, f := range functions(tb, tab) {
@@ -370,7 +370,7 @@ func TestWriteError(t *testing.T) {
 // above 4 GiB (as Mach-O text on 64-bit targets) and lines and offsets
 // above 65535.
 func TestWideTables(t *testing.T) {
-	b := newBuilder(makeOptions(nil), 1, 1)
+	b := newBuilder(makeOptions(nil), 1)
 	base := uint64(0x1_0000_1000)
 	f, file := b.str("main.big"), b.str("big.go")
 	idx, n := b.lineTable([]lineEntry{{0, 7}, {0x12000, 70000}})

@@ -18,7 +18,7 @@ import (
 // writes the header and the tables in order, so w need not be an
 // io.Seeker. Addresses are link-time addresses, as t's.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
-	b := newBuilder(makeOptions(opts), uint64(t.Info().Quantum), t.NumFunctions())
+	b := newBuilder(makeOptions(opts), t.NumFunctions())
 	for f, err := range t.Functions() {
 		if err != nil {
 			return err
@@ -89,9 +89,8 @@ type strCacheEntry struct {
 
 // builder accumulates the tables of a file, function by function.
 type builder struct {
-	o       options
-	quantum uint64
-	err     error // a table outgrew 32-bit offsets
+	o   options
+	err error // a table outgrew 32-bit offsets
 
 	recs  chunks[record]
 	lines chunks[lineEntry]
@@ -102,29 +101,24 @@ type builder struct {
 	strOff   map[string]uint32
 	strCache [1 << 12]strCacheEntry
 
-	// Per-function state, reused. The frames of a function are nodes:
-	// a function, file and line, and the node of the frame that calls
-	// it. From Go 1.12 on they are the function's Lines ranges, whose
-	// ParentPC gives the caller; for Go 1.9–1.11 they are built from
-	// ResolveLocations.
+	// Per-function state, reused. The frames of a function are nodes: a
+	// function, file and line, and the node of the frame that calls it.
+	// Node k < len(ranges) is the innermost frame of the function's Lines
+	// range k; node len(ranges)+c is the call site of inlined call c, a
+	// frame of its caller (InlinedCalls).
 	lr     gosym.LinesResult
+	calls  []gosym.InlinedCall
 	nodes  []gosym.FunctionLine
-	parent []int32 // caller node; -1: none; -2: not computed yet
-	// lastPPC and lastParent cache the last ParentPC looked up.
-	lastPPC    uint64
-	lastParent int32
-	own        []gosym.FunctionLine
-	locs       []gosym.Location
-	cur        []int32 // the stack of the current piece, outermost first
-	prev       []int32 // the stack of the previous piece
-	open       []openRange
-	nopen      int // open[:nopen] are the ranges being built, by depth
+	parent []int32 // caller node; -1: none
+	cur    []int32 // the stack of the current piece, outermost first
+	prev   []int32 // the stack of the previous piece
+	open   []openRange
+	nopen  int // open[:nopen] are the ranges being built, by depth
 }
 
-func newBuilder(o options, quantum uint64, nfunc int) *builder {
+func newBuilder(o options, nfunc int) *builder {
 	b := &builder{
 		o:        o,
-		quantum:  max(quantum, 1),
 		lineTabs: make(map[uint64]uint32, nfunc),
 		strOff:   make(map[string]uint32, nfunc+nfunc/4),
 		strs:     make([]byte, 0, 64*nfunc),
@@ -182,108 +176,43 @@ func (b *builder) addFunction(f gosym.Function) error {
 	if len(fl) == 0 || fl[0].PCLo != entry || fl[len(fl)-1].PCHi != end {
 		return fmt.Errorf("lidia: %s: lines do not cover [%#x, %#x)", f.Name(), entry, end)
 	}
-	b.prev = b.prev[:0]
-	name := f.Name()
-	inl19 := false
-	for i := range fl {
-		if fl[i].ParentPC == 0 && fl[i].Name != name {
-			inl19 = true
-			break
-		}
-	}
-	if inl19 {
-		err = b.addResolved(f, fl)
-	} else {
-		err = b.addLines(fl)
-	}
+	calls, err := f.InlinedCalls(b.calls)
+	b.calls = calls
 	if err != nil {
-		return fmt.Errorf("lidia: %s: %w", name, err)
+		return err
+	}
+	n := len(fl)
+	b.nodes, b.parent = grow(b.nodes, n+len(calls)), grow(b.parent, n+len(calls))
+	copy(b.nodes, fl)
+	for k := range fl {
+		b.parent[k] = callSite(n, fl[k].Call)
+	}
+	for c, call := range calls {
+		caller := f.Name()
+		if call.Parent >= 0 {
+			caller = calls[call.Parent].Name
+		}
+		b.nodes[n+c] = gosym.FunctionLine{Name: caller, File: call.CallFile, Line: call.CallLine}
+		b.parent[n+c] = callSite(n, call.Parent)
+	}
+	b.prev = b.prev[:0]
+	for k := range fl {
+		if err := b.stack(int32(k)); err != nil {
+			return fmt.Errorf("lidia: %s: %w", f.Name(), err)
+		}
+		b.piece(fl[k].PCLo)
 	}
 	b.closeFrom(0, end)
 	return b.err
 }
 
-// addLines adds a function whose Lines ranges give the call site of
-// every inlined range as a PC (Go 1.12 and later, and every function
-// without inlined code).
-func (b *builder) addLines(fl []gosym.FunctionLine) error {
-	b.nodes = fl
-	b.parent = grow(b.parent, len(fl))
-	for i := range fl {
-		b.parent[i] = -2
+// callSite returns the node of the call site of inlined call c, in a
+// function of n ranges; -1 for c = -1, the function's own code.
+func callSite(n, c int) int32 {
+	if c < 0 {
+		return -1
 	}
-	b.lastPPC = 0
-	for k := range fl {
-		if err := b.stack(int32(k)); err != nil {
-			return err
-		}
-		b.piece(fl[k].PCLo)
-	}
-	return nil
-}
-
-// addResolved adds a function of Go 1.9–1.11, whose inline records store
-// the call site itself: the PCs of inlined ranges are resolved one by one.
-func (b *builder) addResolved(f gosym.Function, fl []gosym.FunctionLine) error {
-	b.own = b.own[:0]
-	b.parent = b.parent[:0]
-	name := f.Name()
-	var prev []gosym.Location
-	for k := range fl {
-		s := &fl[k]
-		if s.ParentPC != 0 || s.Name == name {
-			b.own = append(b.own, gosym.FunctionLine{Name: s.Name, File: s.File, Line: s.Line})
-			b.parent = append(b.parent, -1)
-			b.nodes = b.own
-			if err := b.stack(int32(len(b.own) - 1)); err != nil {
-				return err
-			}
-			b.piece(s.PCLo)
-			prev = prev[:0]
-			continue
-		}
-		for pc := s.PCLo; pc < s.PCHi; pc += b.quantum {
-			locs, err := f.ResolveLocations(pc, b.locs)
-			b.locs = locs
-			if err != nil {
-				return err
-			}
-			if len(locs) > maxDepth {
-				return fmt.Errorf("inline stack at %#x deeper than %d", pc, maxDepth)
-			}
-			if pc > s.PCLo && sameLocations(locs, prev) {
-				continue
-			}
-			// Nodes for the stack, outermost first.
-			p := int32(-1)
-			for i := len(locs) - 1; i >= 0; i-- {
-				l := &locs[i]
-				b.own = append(b.own, gosym.FunctionLine{Name: l.Function, File: l.File, Line: l.Line})
-				b.parent = append(b.parent, p)
-				p = int32(len(b.own) - 1)
-			}
-			b.nodes = b.own
-			if err := b.stack(p); err != nil {
-				return err
-			}
-			b.piece(pc)
-			b.locs, prev = prev[:0], locs
-		}
-	}
-	b.locs = prev
-	return nil
-}
-
-func sameLocations(a, b []gosym.Location) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Function != b[i].Function || a[i].File != b[i].File || a[i].Line != b[i].Line {
-			return false
-		}
-	}
-	return true
+	return int32(n + c)
 }
 
 // grow returns s resized to n, reusing its memory.
@@ -292,40 +221,6 @@ func grow[T any](s []T, n int) []T {
 		return make([]T, n, n+n/4)
 	}
 	return s[:n]
-}
-
-// caller returns the node of the frame that calls node k, or -1.
-func (b *builder) caller(k int32) (int32, error) {
-	p := b.parent[k]
-	if p != -2 {
-		return p, nil
-	}
-	fl := b.nodes
-	ppc := fl[k].ParentPC
-	switch {
-	case ppc == 0:
-		p = -1
-	case b.lastPPC == ppc:
-		p = b.lastParent
-	default:
-		// The first range that ends after ppc holds it.
-		lo, hi := 0, len(fl)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if fl[m].PCHi <= ppc {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		if lo == len(fl) || fl[lo].PCLo > ppc {
-			return 0, fmt.Errorf("parent pc %#x outside the function", ppc)
-		}
-		p = int32(lo)
-		b.lastPPC, b.lastParent = ppc, p
-	}
-	b.parent[k] = p
-	return p, nil
 }
 
 // stack sets b.cur to the inline stack whose innermost frame is node k,
@@ -338,10 +233,7 @@ func (b *builder) stack(k int32) error {
 			return fmt.Errorf("inline stack at %#x deeper than %d", b.nodes[k].PCLo, maxDepth)
 		}
 		root = j
-		var err error
-		if j, err = b.caller(j); err != nil {
-			return err
-		}
+		j = b.parent[j]
 	}
 	if !b.o.inlines {
 		b.cur = append(b.cur[:0], root)
