@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 // TestNoTable checks that executables without a Go symbol table get
@@ -42,4 +44,17 @@ func TestNoTable(t *testing.T) {
 			t.Errorf("Open(%s): %q, want %q", p, err, want)
 		}
 	}
+}
+
+// TestOpenNotRegular checks that Open refuses devices, FIFOs, sockets and
+// directories at once, naming the file: gosym info /dev/zero once read
+// gigabytes, and a FIFO without a writer blocked forever.
+func TestOpenNotRegular(t *testing.T) {
+	objtest.CheckOpenNotRegular(t, "Open", func(name string) error {
+		tab, err := Open(name)
+		if tab != nil {
+			tab.Close()
+		}
+		return err
+	})
 }

@@ -1,8 +1,6 @@
 package lidia
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,15 +14,13 @@ import (
 // TestOpenNotRegular checks that Open refuses devices, FIFOs, sockets and
 // directories at once, naming the file.
 func TestOpenNotRegular(t *testing.T) {
-	for _, name := range objtest.NotRegular(t) {
-		objtest.Within(t, 5*time.Second, "Open("+name+")", func() {
-			r, err := Open(name)
-			var pe *fs.PathError
-			if r != nil || !errors.As(err, &pe) || pe.Path != name || !strings.HasSuffix(err.Error(), objtest.NotRegularMessage(name)) {
-				t.Errorf("Open(%s) = %v, want a PathError ending %q", name, err, objtest.NotRegularMessage(name))
-			}
-		})
-	}
+	objtest.CheckOpenNotRegular(t, "Open", func(name string) error {
+		r, err := Open(name)
+		if r != nil {
+			r.Close()
+		}
+		return err
+	})
 }
 
 // writeSelf writes the Lidia file of the test binary to dir and returns

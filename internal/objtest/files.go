@@ -2,6 +2,8 @@ package objtest
 
 import (
 	"bufio"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -107,4 +109,21 @@ func NotRegularMessage(name string) string {
 		return name + ": is a directory"
 	}
 	return name + ": not a regular file"
+}
+
+// CheckOpenNotRegular checks that open refuses every file NotRegular
+// makes within 5 seconds, with an *fs.PathError naming the file and
+// ending with NotRegularMessage. open returns the error of opening (and
+// closes whatever it opened).
+func CheckOpenNotRegular(t *testing.T, what string, open func(name string) error) {
+	t.Helper()
+	for _, name := range NotRegular(t) {
+		Within(t, 5*time.Second, what+"("+name+")", func() {
+			err := open(name)
+			var pe *fs.PathError
+			if !errors.As(err, &pe) || pe.Path != name || !strings.HasSuffix(err.Error(), NotRegularMessage(name)) {
+				t.Errorf("%s(%s) = %v, want a PathError ending %q", what, name, err, NotRegularMessage(name))
+			}
+		})
+	}
 }
