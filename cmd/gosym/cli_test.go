@@ -229,6 +229,13 @@ func TestErrors(t *testing.T) {
 		{corrupt, "corrupt symbol table: pclntab claims 1099511627776 functions"},
 		{truncated, "elfobj: "}, // the section headers are gone: a backend error
 	}
+	// Devices are refused, not read (/dev/zero was read until memory ran
+	// out).
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err == nil {
+			cases = append(cases, struct{ path, want string }{dev, "not a regular file"})
+		}
+	}
 	if c := cBinary(); c != "" {
 		cases = append(cases, struct{ path, want string }{c, "no Go symbol table"})
 	} else {
