@@ -31,6 +31,11 @@ func (t *Table) ResolveFunction(pc uint64) (Function, error) {
 	if t.closed.Load() {
 		return Function{}, ErrClosed
 	}
+	// The common case: the findfunctab names the entry, whose record was
+	// checked before (see funcAt).
+	if i, entryOff, funcOff, ok := t.funcIndex.find(t.hdr.functab, pc); ok && t.valid.has(i) {
+		return Function{t: t, entry: t.funcIndex.text + uint64(entryOff), off: funcOff, idx: uint32(i)}, nil
+	}
 	i, ok := t.findFunc(pc)
 	if !ok {
 		return Function{}, &pcError{pc: pc}
