@@ -40,6 +40,8 @@ type Table struct {
 
 	names, files *strtab
 	version      string // from build info; "" if none
+	modinfo      string // module information from build info; "" if none
+	hasBuildInfo bool   // the binary holds a build-info blob
 	wrapper      wrapperCache
 
 	byName struct {
@@ -96,7 +98,8 @@ func NewTable(obj object.Object) (*Table, error) {
 	t := &Table{obj: obj, hdr: h, data: data, addr: addr, mem: mem}
 	t.SetLineCacheLimit(defaultLineCacheLimit(len(data)))
 	t.foundBy.pclntab = foundBy
-	t.version = buildinfo.Version(obj, secs, mem)
+	t.version, t.modinfo = buildinfo.Read(obj, secs, mem)
+	t.hasBuildInfo = t.version != ""
 	if t.version == "" {
 		t.version = symbolVersion(obj, mem)
 	}
