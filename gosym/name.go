@@ -242,3 +242,41 @@ func unhex(c byte) int {
 	}
 	return -1
 }
+
+// withoutTypeArgs returns s without its type arguments, the bracket
+// groups that follow a name: "main.(*Stack[go.shape.int]).Pop" gives
+// "main.(*Stack).Pop", "type:.eq.[2]string" stays. It allocates only if
+// s has type arguments.
+func withoutTypeArgs(s string) string {
+	i := typeArgsIndex(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		end := matchBracket(s, i)
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[end+1:]
+		i = typeArgsIndex(s)
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// typeArgsIndex returns the index of the first '[' in s that follows a
+// letter, digit, '_' or non-ASCII byte, or -1.
+func typeArgsIndex(s string) int {
+	for i := 1; i < len(s); i++ {
+		if s[i] != '[' {
+			continue
+		}
+		c := s[i-1]
+		if c == '_' || c >= 0x80 || isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'z' {
+			return i
+		}
+	}
+	return -1
+}

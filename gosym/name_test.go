@@ -111,7 +111,7 @@ func nameDisagreement(n Name, name, pkg, recv, base string) string {
 	}
 	// "(*T)" and "(T)" (method values before Go 1.?) as "*T" and "T";
 	// type arguments left out.
-	recv = stripTypeArgs(recv)
+	recv = withoutTypeArgs(recv)
 	if strings.HasPrefix(recv, "(") {
 		if i := strings.IndexByte(recv, ')'); i > 0 {
 			recv = recv[1:i] + recv[i+1:]
@@ -127,7 +127,7 @@ func nameDisagreement(n Name, name, pkg, recv, base string) string {
 	if pkg == n.Package && recv == wantRecv && base == fn {
 		return ""
 	}
-	if pkg == n.Package && recv == wantRecv && stripTypeArgs(base) == fn {
+	if pkg == n.Package && recv == wantRecv && withoutTypeArgs(base) == fn {
 		return "typeargs"
 	}
 	switch {
@@ -145,25 +145,10 @@ func nameDisagreement(n Name, name, pkg, recv, base string) string {
 		}
 		full += n.Func[:i]
 	}
-	if pkg == n.Package && stripTypeArgs(base) == fn && recv == full {
+	if pkg == n.Package && withoutTypeArgs(base) == fn && recv == full {
 		return "closure"
 	}
 	return "other"
-}
-
-// stripTypeArgs removes the bracket groups from s.
-func stripTypeArgs(s string) string {
-	for {
-		i := strings.IndexByte(s, '[')
-		if i < 0 {
-			return s
-		}
-		end := matchBracket(s, i)
-		if end < 0 {
-			return s
-		}
-		s = s[:i] + s[end+1:]
-	}
 }
 
 func BenchmarkParseName(b *testing.B) {

@@ -3,7 +3,6 @@ package gosym
 import (
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
@@ -44,11 +43,7 @@ type Table struct {
 	hasBuildInfo bool   // the binary holds a build-info blob
 	wrapper      wrapperCache
 
-	byName struct {
-		once sync.Once
-		idx  []uint32 // functab indices sorted by name
-		err  error
-	}
+	byName nameIndex // built by the first LookupFunction(s)
 
 	lastError atomic.Pointer[FormatError] // see Function.formatError
 
