@@ -44,6 +44,7 @@ type Table struct {
 	wrapper      wrapperCache
 
 	byName nameIndex // built by the first LookupFunction(s)
+	byLine lineIndex // built by the first LinePCs
 
 	lastError atomic.Pointer[FormatError] // see Function.formatError
 
