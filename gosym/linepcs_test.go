@@ -185,3 +185,43 @@ func pcsOf(l []LinePC) []string {
 	}
 	return out
 }
+
+// TestCorpusFiles compares Files with debug/gosym's file list (Table.Files)
+// on every corpus binary it reads, and checks that every file a function's
+// line table names is among them. debug/gosym misses the last file of a
+// Go 1.2–1.7 table (README, "Why not debug/gosym?").
+func TestCorpusFiles(t *testing.T) {
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
+		got := map[string]bool{}
+		last := ""
+		for f := range tab.Files() {
+			if got[f] {
+				t.Errorf("Files yields %q twice", f)
+			}
+			got[f], last = true, f
+		}
+		x, err := tab.lineIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range x.files {
+			if !got[f] {
+				t.Errorf("line tables name %q, which Files does not yield", f)
+			}
+		}
+		std, err := oracle.NewStdlibPclntab(bin)
+		if err != nil {
+			return // the unstripped twin is checked
+		}
+		for f := range std.Table.Files {
+			if !got[f] {
+				t.Errorf("debug/gosym lists %q, which Files does not yield", f)
+			}
+		}
+		for f := range got {
+			if std.Table.Files[f] == nil && !(f == last && e.Minor() < 8) {
+				t.Errorf("Files yields %q, which debug/gosym does not list", f)
+			}
+		}
+	})
+}
