@@ -32,7 +32,7 @@ func (t *Table) nameIndex() (*nameIndex, error) {
 				b.err = err
 				return
 			}
-			es = append(es, entry{withoutTypeArgs(f.Name()), f.idx})
+			es = append(es, entry{WithoutTypeArgs(f.Name()), f.idx})
 		}
 		// Functions yields in address order; a stable sort keeps it
 		// within a key.
@@ -58,7 +58,7 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 	if err != nil {
 		return Function{}, err
 	}
-	key := withoutTypeArgs(name)
+	key := WithoutTypeArgs(name)
 	for k, _ := slices.BinarySearch(b.keys, key); k < len(b.keys) && b.keys[k] == key; k++ {
 		if f, _, err := t.funcAt(uint64(b.idx[k])); err != nil || f.Name() == name {
 			return f, err
@@ -86,7 +86,7 @@ func (t *Table) LookupFunctions(name string) iter.Seq2[Function, error] {
 			yield(Function{}, err)
 			return
 		}
-		key := withoutTypeArgs(name)
+		key := WithoutTypeArgs(name)
 		exact := key != name
 		for k, _ := slices.BinarySearch(b.keys, key); k < len(b.keys) && b.keys[k] == key; k++ {
 			f, _, err := t.funcAt(uint64(b.idx[k]))

@@ -24,7 +24,7 @@ func TestCorpusLookupFunctions(t *testing.T) {
 		loose := map[string][]uint64{}
 		for _, f := range std.Table.Funcs {
 			exact[f.Name] = append(exact[f.Name], f.Entry)
-			k := withoutTypeArgs(f.Name)
+			k := WithoutTypeArgs(f.Name)
 			loose[k] = append(loose[k], f.Entry)
 		}
 		same := 0

@@ -46,22 +46,12 @@ type Name struct {
 // Func is the whole name. ParseName does not allocate unless the package
 // path holds an escape.
 func ParseName(name string) Name {
-	if isCompilerGenerated(name) {
+	end := packageEnd(name)
+	if end < 0 {
 		return Name{Func: name}
 	}
-	// The package path holds no '(' and no '[': look for its end before
-	// the first of them.
-	head := name
-	if i := strings.IndexAny(name, "(["); i >= 0 {
-		head = name[:i]
-	}
-	slash := strings.LastIndexByte(head, '/') + 1
-	dot := strings.IndexByte(head[slash:], '.')
-	if dot < 0 {
-		return Name{Func: name}
-	}
-	n := Name{Package: unescapePath(name[:slash+dot])}
-	rest := name[slash+dot+1:]
+	n := Name{Package: unescapePath(name[:end])}
+	rest := name[end+1:]
 
 	if strings.HasPrefix(rest, "(") {
 		// (*T[...]).M or (T).M
@@ -89,6 +79,47 @@ func ParseName(name string) Name {
 	}
 	n.setFunc(rest)
 	return n
+}
+
+// packageEnd returns the index of the '.' that ends the package path of
+// name, or -1 if name has no package (see ParseName).
+func packageEnd(name string) int {
+	if isCompilerGenerated(name) {
+		return -1
+	}
+	// The package path holds no '(' and no '[': look for its end before
+	// the first of them.
+	head := name
+	if i := strings.IndexAny(name, "(["); i >= 0 {
+		head = name[:i]
+	}
+	slash := strings.LastIndexByte(head, '/') + 1
+	dot := strings.IndexByte(head[slash:], '.')
+	if dot < 0 {
+		return -1
+	}
+	return slash + dot
+}
+
+// SymbolName splits a function symbol name the way vulnerability
+// databases (golang.org/x/vuln) name symbols: the package path,
+// unescaped, and the rest with the receiver's parentheses and '*'
+// removed and type arguments kept: "main.(*Box[go.shape.int]).Map[go.shape.string]"
+// gives "main" and "Box[go.shape.int].Map[go.shape.string]",
+// "net/http.(*Server).Serve.func1" gives "net/http" and "Server.Serve.func1".
+// A name with no package (see ParseName) gives "" and the name.
+func SymbolName(name string) (pkg, sym string) {
+	end := packageEnd(name)
+	if end < 0 {
+		return "", name
+	}
+	pkg, sym = unescapePath(name[:end]), name[end+1:]
+	if strings.HasPrefix(sym, "(") {
+		if close := matchBracket(sym, 0); close > 0 {
+			sym = strings.TrimPrefix(sym[1:close], "*") + sym[close+1:]
+		}
+	}
+	return pkg, sym
 }
 
 // setFunc sets n.Func to s without its bracket groups, which are appended
@@ -243,11 +274,11 @@ func unhex(c byte) int {
 	return -1
 }
 
-// withoutTypeArgs returns s without its type arguments, the bracket
-// groups that follow a name: "main.(*Stack[go.shape.int]).Pop" gives
-// "main.(*Stack).Pop", "type:.eq.[2]string" stays. It allocates only if
-// s has type arguments.
-func withoutTypeArgs(s string) string {
+// WithoutTypeArgs returns the name s without its type arguments, the
+// bracket groups that follow a name: "main.(*Stack[go.shape.int]).Pop"
+// gives "main.(*Stack).Pop", "type:.eq.[2]string" stays. Names compare
+// this way in LookupFunctions. It allocates only if s has type arguments.
+func WithoutTypeArgs(s string) string {
 	i := typeArgsIndex(s)
 	if i < 0 {
 		return s

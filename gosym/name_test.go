@@ -111,7 +111,7 @@ func nameDisagreement(n Name, name, pkg, recv, base string) string {
 	}
 	// "(*T)" and "(T)" (method values before Go 1.?) as "*T" and "T";
 	// type arguments left out.
-	recv = withoutTypeArgs(recv)
+	recv = WithoutTypeArgs(recv)
 	if strings.HasPrefix(recv, "(") {
 		if i := strings.IndexByte(recv, ')'); i > 0 {
 			recv = recv[1:i] + recv[i+1:]
@@ -127,7 +127,7 @@ func nameDisagreement(n Name, name, pkg, recv, base string) string {
 	if pkg == n.Package && recv == wantRecv && base == fn {
 		return ""
 	}
-	if pkg == n.Package && recv == wantRecv && withoutTypeArgs(base) == fn {
+	if pkg == n.Package && recv == wantRecv && WithoutTypeArgs(base) == fn {
 		return "typeargs"
 	}
 	switch {
@@ -145,10 +145,28 @@ func nameDisagreement(n Name, name, pkg, recv, base string) string {
 		}
 		full += n.Func[:i]
 	}
-	if pkg == n.Package && withoutTypeArgs(base) == fn && recv == full {
+	if pkg == n.Package && WithoutTypeArgs(base) == fn && recv == full {
 		return "closure"
 	}
 	return "other"
+}
+
+func TestSymbolName(t *testing.T) {
+	for _, tc := range []struct{ name, pkg, sym string }{
+		{"main.main", "main", "main"},
+		{"net/http.(*Server).Serve.func1", "net/http", "Server.Serve.func1"},
+		{"main.(*Box[go.shape.int]).Map[go.shape.string]", "main", "Box[go.shape.int].Map[go.shape.string]"},
+		{"main.Box[go.shape.int].Get", "main", "Box[go.shape.int].Get"},
+		{"sync/atomic.(*Pointer[go.shape.struct { a (int) }]).Load", "sync/atomic", "Pointer[go.shape.struct { a (int) }].Load"},
+		{"gopkg.in/yaml%2ev3.(*parser).parse", "gopkg.in/yaml.v3", "parser.parse"},
+		{"fmt.(*pp).handleMethods.deferwrap1", "fmt", "pp.handleMethods.deferwrap1"},
+		{"type:.eq.[2]string", "", "type:.eq.[2]string"},
+		{"_rt0_amd64", "", "_rt0_amd64"},
+	} {
+		if pkg, sym := SymbolName(tc.name); pkg != tc.pkg || sym != tc.sym {
+			t.Errorf("SymbolName(%q) = %q, %q; want %q, %q", tc.name, pkg, sym, tc.pkg, tc.sym)
+		}
+	}
 }
 
 func BenchmarkParseName(b *testing.B) {
