@@ -113,7 +113,7 @@ func compareGovulncheck(t *testing.T, path string) {
 	}
 	ours := map[[2]string]bool{}
 	unparened := map[[2]string]bool{} // ours with fixParens
-	bySym := map[string][]string{}     // symbol -> packages
+	bySym := map[string][]string{}    // symbol -> packages
 	n := 0
 	for _, p := range got.Packages {
 		for _, s := range p.Symbols {
