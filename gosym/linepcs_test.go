@@ -3,7 +3,9 @@ package gosym
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -18,7 +20,8 @@ import (
 // lies in the copy's node), and its PC is compared with the copy's first
 // row that has is_stmt set, the statement start a debugger stops at.
 //
-// It ends with the figures per release.
+// It ends with the figures per release, written also to the file
+// $GOSYM_LINEPCS_REPORT if set.
 func TestCorpusLinePCs(t *testing.T) {
 	var mu sync.Mutex
 	byRelease := map[string]*linePCStats{}
@@ -29,11 +32,18 @@ func TestCorpusLinePCs(t *testing.T) {
 		}
 		slices.SortFunc(rs, func(a, b string) int { return cmp.Compare(testcorpus.MinorVersion(a), testcorpus.MinorVersion(b)) })
 		var total linePCStats
+		var report strings.Builder
 		for _, r := range rs {
-			t.Logf("%-10s %s", r, byRelease[r])
+			fmt.Fprintf(&report, "%-10s %s\n", r, byRelease[r])
 			total.add(*byRelease[r])
 		}
-		t.Logf("%-10s %s", "all", total)
+		fmt.Fprintf(&report, "%-10s %s\n", "all", total)
+		t.Log("LinePCs against DWARF, by release:\n" + report.String())
+		if out := os.Getenv("GOSYM_LINEPCS_REPORT"); out != "" {
+			if err := os.WriteFile(out, []byte(report.String()), 0o666); err != nil {
+				t.Error(err)
+			}
+		}
 	})
 	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
 		if !e.HasDWARF {
