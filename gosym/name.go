@@ -150,8 +150,7 @@ func (n *Name) setFunc(s string) {
 			break
 		}
 		if end = matchBracket(s, i); end < 0 {
-			i = len(s)
-			break
+			break // unclosed: kept in Func
 		}
 	}
 	fn.WriteString(s)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -101,7 +100,7 @@ func TestSymbolsGovulncheck(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) { compareGovulncheck(t, b.Path) })
 	}
 	t.Run("go", func(t *testing.T) {
-		compareGovulncheck(t, filepath.Join(runtime.GOROOT(), "bin", "go"))
+		compareGovulncheck(t, goBinary(t))
 	})
 }
 
