@@ -32,7 +32,9 @@ func (t *Table) Files() iter.Seq[string] {
 			return yield(name)
 		}
 		if t.hdr.magic == magic12 {
+			// The count, bounded by the offsets the table has room for.
 			n, _ := t.hdr.rd.u32At(t.hdr.filetab, 0)
+			n = uint32(min(uint64(n), uint64(max(len(t.hdr.filetab)-4, 0)/4)))
 			for i := int32(1); uint32(i) <= n; i++ {
 				if !emit(t.globalFile(i)) {
 					return

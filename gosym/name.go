@@ -95,8 +95,8 @@ func packageEnd(name string) int {
 	}
 	slash := strings.LastIndexByte(head, '/') + 1
 	dot := strings.IndexByte(head[slash:], '.')
-	if dot < 0 {
-		return -1
+	if dot < 0 || slash+dot == 0 {
+		return -1 // no '.', or nothing before it
 	}
 	return slash + dot
 }
