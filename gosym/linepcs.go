@@ -17,7 +17,7 @@ type LinePC struct {
 
 // Files yields every source file name the table records, once each, in
 // the order of the table's file table (for Go 1.2–1.15, of first use).
-// Names are as Location.File reports them.
+// Names are as Location.File reports them. After Close it yields nothing.
 func (t *Table) Files() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		if t.closed.Load() {
