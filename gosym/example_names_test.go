@@ -29,6 +29,9 @@ const self = "github.com/gosym-dev/gosym/gosym_test."
 func ExampleTable_LookupFunctions() {
 	tab := openSelf()
 	defer tab.Close()
+	if picked != "1b" {
+		log.Fatal("pick: ", picked)
+	}
 	var names []string
 	for f, err := range tab.LookupFunctions(self + "pick") {
 		if err != nil {
