@@ -5,7 +5,8 @@
 //
 // It reads binaries of every Go release from 1.2 on, for every operating
 // system and architecture, through the small object.Object interface;
-// package object opens ELF, Mach-O, PE and Plan 9 files. FORMAT.md, beside
+// package object opens ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly
+// files. FORMAT.md, beside
 // this file, describes the tables it reads.
 //
 // # Addresses

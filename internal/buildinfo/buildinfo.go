@@ -16,7 +16,8 @@ var magic = []byte("\xff Go buildinf:")
 const headerSize = 32
 
 // Version returns the Go version recorded in obj ("go1.21.5"), or "" when
-// obj has no build info. mem resolves the pointers of the pre-1.18 format.
+// obj has no build info. A WebAssembly module has none; its "producers"
+// section names the release. mem resolves the pointers of the pre-1.18 format.
 func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) string {
 	for _, i := range candidates(secs) {
 		data, err := obj.SectionData(i)
@@ -27,7 +28,7 @@ func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Spac
 			return v
 		}
 	}
-	return ""
+	return producersVersion(obj, secs)
 }
 
 // candidates returns the sections that may hold the blob: the dedicated
