@@ -3,6 +3,8 @@ package gosym
 import (
 	"bytes"
 	"context"
+	stdgosym "debug/gosym"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
@@ -52,7 +55,7 @@ func TestWasmSelfReport(t *testing.T) {
 					t.Skipf("Go 1.%d has no GOOS=%s", minor, goos)
 				}
 				exe := objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", nil, extra)
-				out := runWasm(t, goroot, goos, exe)
+				out := runWasm(t, goroot, goos, minor, exe)
 				rep, err := testcorpus.ParseReport(out)
 				if err != nil {
 					t.Fatalf("self-report: %v\n%.2000s", err, out)
@@ -83,13 +86,18 @@ func goVersionOf(t *testing.T, goroot string) string {
 	return strings.TrimSpace(v)
 }
 
-// runWasm runs the module exe and returns its standard output: under
-// Node.js with the release's wasm_exec_node.js (lib/wasm from Go 1.24,
-// misc/wasm before; before Go 1.19, wasm_exec.js runs under Node itself),
-// or under wazero. It skips the test when Node.js is missing, and fails
-// it when wazero cannot be fetched (the module proxy is part of the test
-// environment, as for the toolchains).
-func runWasm(t *testing.T, goroot, goos, exe string) []byte {
+// runWasm runs the module exe, built by Go 1.minor, and returns its
+// standard output: under Node.js with wasm_exec_node.js, or under wazero.
+// It skips the test when Node.js is missing, and fails it when wazero
+// cannot be fetched (the module proxy is part of the test environment, as
+// for the toolchains).
+//
+// The JavaScript support file is the release's own lib/wasm (Go 1.24 on)
+// or, for Go 1.21–1.23, whose toolchain modules leave out misc/wasm, the
+// installed toolchain's: its imports (module "gojs") are those of 1.21 on.
+// Go 1.11–1.20 modules import module "go", which no later support file
+// serves, and are skipped: TestWasmStdlib checks them.
+func runWasm(t *testing.T, goroot, goos string, minor int, exe string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -100,15 +108,12 @@ func runWasm(t *testing.T, goroot, goos, exe string) []byte {
 		if err != nil {
 			t.Skip("no node (Node.js runs GOOS=js modules; .ci/run installs it)")
 		}
-		var script string
-		for _, s := range []string{"lib/wasm/wasm_exec_node.js", "misc/wasm/wasm_exec_node.js", "misc/wasm/wasm_exec.js"} {
-			if _, err := os.Stat(filepath.Join(goroot, s)); err == nil {
-				script = filepath.Join(goroot, s)
-				break
-			}
+		if minor < 21 {
+			t.Skipf("no wasm_exec.js for Go 1.%d here (see runWasm)", minor)
 		}
-		if script == "" {
-			t.Fatalf("no wasm_exec.js in %s", goroot)
+		script := filepath.Join(goroot, "lib", "wasm", "wasm_exec_node.js")
+		if _, err := os.Stat(script); err != nil {
+			script = filepath.Join(objtest.Toolchain(t, ""), "lib", "wasm", "wasm_exec_node.js")
 		}
 		cmd = exec.CommandContext(ctx, node, script, exe)
 	case "wasip1":
@@ -122,4 +127,118 @@ func runWasm(t *testing.T, goroot, goos, exe string) []byte {
 		t.Fatalf("%s: %v\n%.4000s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
 	}
 	return out
+}
+
+// TestWasmStdlib compares the library with debug/gosym (as go tool
+// addr2line uses it: the physical function and the innermost file:line)
+// on the corpus's test program built for GOOS=js by the releases of
+// objtest.Releases, Go 1.11 (the first with WebAssembly) to 1.24, at every
+// resume point of every function, and the function lists. debug/gosym is
+// given the pclntab found in the module's data segments by this test's own
+// reader, and text start 0: it knows nothing of WebAssembly, and reads
+// right only the tables whose functab holds PCs; from Go 1.25 it holds
+// function indexes (FORMAT.md, "WebAssembly"), which TestWasmSelfReport
+// checks.
+func TestWasmStdlib(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds WebAssembly modules")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range objtest.Releases() {
+		name := v
+		if name == "" {
+			name = "installed"
+		}
+		t.Run(name, func(t *testing.T) {
+			goroot := objtest.Toolchain(t, v)
+			minor := testcorpus.MinorVersion(goVersionOf(t, goroot))
+			if minor < 11 || minor >= 25 {
+				t.Skipf("Go 1.%d: no wasm, or a functab debug/gosym cannot read", minor)
+			}
+			exe := objtest.BuildGosymtest(t, repo, goroot, "js", "wasm", nil, nil)
+			bin, err := os.ReadFile(exe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pcln := wasmPclntab(t, bin)
+			lt := stdgosym.NewLineTable(pcln, 0)
+			st, err := stdgosym.NewTable(nil, lt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			std := &oracle.Stdlib{Table: st}
+			// The resume points of each function: up to 64 in a row
+			// where debug/gosym knows no line.
+			var pcs []uint64
+			for _, f := range std.Funcs() {
+				misses := 0
+				for pc := f.Low; pc < f.High && misses < 64; pc++ {
+					pcs = append(pcs, pc)
+					if _, line, _ := std.PCToLine(pc); line <= 0 {
+						misses++
+					} else {
+						misses = 0
+					}
+				}
+			}
+			tab := mustTable(t, bin)
+			a := compareStdlib(t, tab, std, pcs)
+			a.report(t, "debug/gosym")
+			t.Logf("%s js/wasm: GoVersion %q; debug/gosym: %s", name, tab.GoVersion(), a)
+		})
+	}
+}
+
+// wasmPclntab returns the pclntab of the Go WebAssembly module bin, read
+// here from the binary format (the data section's active segments, placed
+// in a memory image) without package wasmobj: the first 8-aligned address
+// with a pclntab magic (little-endian) followed by 0, 0, quantum 1,
+// pointer size 8.
+func wasmPclntab(t *testing.T, bin []byte) []byte {
+	t.Helper()
+	var mem []byte
+	for off := 8; off < len(bin); {
+		id := bin[off]
+		size, n := binary.Uvarint(bin[off+1:])
+		body := bin[off+1+n : off+1+n+int(size)]
+		off += 1 + n + int(size)
+		if id != 11 { // data
+			continue
+		}
+		count, n := binary.Uvarint(body)
+		body = body[n:]
+		for range count {
+			// flags 0, i32.const <sleb128>, end, size, bytes
+			var addr uint64
+			k := 2
+			for shift := 0; ; shift += 7 {
+				addr |= uint64(body[k]&0x7f) << shift
+				k++
+				if body[k-1]&0x80 == 0 {
+					break
+				}
+			}
+			body = body[k+1:] // the end opcode
+			size, n := binary.Uvarint(body)
+			if end := addr + size; end > uint64(len(mem)) {
+				mem = append(mem, make([]byte, end-uint64(len(mem)))...)
+			}
+			copy(mem[addr:], body[n:n+int(size)])
+			body = body[n+int(size):]
+		}
+	}
+	for off := 0; off+8 <= len(mem); off += 8 {
+		b := mem[off:]
+		if b[1] == 0xff && b[2] == 0xff && b[3] == 0xff && b[4] == 0 && b[5] == 0 && b[6] == 1 && b[7] == 8 {
+			switch b[0] {
+			case 0xfb, 0xfa, 0xf0, 0xf1:
+				return b
+			}
+		}
+	}
+	t.Fatal("no pclntab in the data segments")
+	return nil
 }
