@@ -50,12 +50,15 @@ func TestWasmSelfReport(t *testing.T) {
 			}
 			t.Run(name+"/"+goos, func(t *testing.T) {
 				goroot := objtest.Toolchain(t, v)
-				minor := testcorpus.MinorVersion(goVersionOf(t, goroot))
+				minor := testcorpus.MinorVersion(objtest.ToolchainVersion(t, goroot))
 				if goos == "wasip1" && minor < 21 || minor < 11 {
 					t.Skipf("Go 1.%d has no GOOS=%s", minor, goos)
 				}
+				if minor < 21 {
+					t.Skipf("no wasm_exec.js for Go 1.%d here (see runWasm)", minor)
+				}
 				exe := objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", nil, extra)
-				out := runWasm(t, goroot, goos, minor, exe)
+				out := runWasm(t, goroot, goos, exe)
 				rep, err := testcorpus.ParseReport(out)
 				if err != nil {
 					t.Fatalf("self-report: %v\n%.2000s", err, out)
@@ -75,18 +78,7 @@ func TestWasmSelfReport(t *testing.T) {
 	}
 }
 
-// goVersionOf returns the release of the toolchain at goroot.
-func goVersionOf(t *testing.T, goroot string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _, _ := strings.Cut(string(b), "\n")
-	return strings.TrimSpace(v)
-}
-
-// runWasm runs the module exe, built by Go 1.minor, and returns its
+// runWasm runs the module exe, built by Go 1.21 or later, and returns its
 // standard output: under Node.js with wasm_exec_node.js, or under wazero.
 // It skips the test when Node.js is missing, and fails it when wazero
 // cannot be fetched (the module proxy is part of the test environment, as
@@ -96,8 +88,8 @@ func goVersionOf(t *testing.T, goroot string) string {
 // or, for Go 1.21–1.23, whose toolchain modules leave out misc/wasm, the
 // installed toolchain's: its imports (module "gojs") are those of 1.21 on.
 // Go 1.11–1.20 modules import module "go", which no later support file
-// serves, and are skipped: TestWasmStdlib checks them.
-func runWasm(t *testing.T, goroot, goos string, minor int, exe string) []byte {
+// serves: TestWasmStdlib checks them.
+func runWasm(t *testing.T, goroot, goos, exe string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -107,9 +99,6 @@ func runWasm(t *testing.T, goroot, goos string, minor int, exe string) []byte {
 		node, err := exec.LookPath("node")
 		if err != nil {
 			t.Skip("no node (Node.js runs GOOS=js modules; .ci/run installs it)")
-		}
-		if minor < 21 {
-			t.Skipf("no wasm_exec.js for Go 1.%d here (see runWasm)", minor)
 		}
 		script := filepath.Join(goroot, "lib", "wasm", "wasm_exec_node.js")
 		if _, err := os.Stat(script); err != nil {
@@ -154,7 +143,7 @@ func TestWasmStdlib(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			goroot := objtest.Toolchain(t, v)
-			minor := testcorpus.MinorVersion(goVersionOf(t, goroot))
+			minor := testcorpus.MinorVersion(objtest.ToolchainVersion(t, goroot))
 			if minor < 11 || minor >= 25 {
 				t.Skipf("Go 1.%d: no wasm, or a functab debug/gosym cannot read", minor)
 			}

@@ -34,6 +34,9 @@ func TestAddr2lineGoToolAIX(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			goroot := objtest.Toolchain(t, v)
+			if m := testcorpus.MinorVersion(objtest.ToolchainVersion(t, goroot)); m < 12 {
+				t.Skipf("Go 1.%d has no GOOS=aix", m)
+			}
 			exe := objtest.BuildGosymtest(t, repo, goroot, "aix", "ppc64", nil, nil)
 			tab := openTable(t, exe)
 			minor := testcorpus.MinorVersion(tab.GoVersion())

@@ -138,3 +138,15 @@ func goCache() string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// ToolchainVersion returns the release of the toolchain at goroot
+// ("go1.21.13"), from its VERSION file.
+func ToolchainVersion(tb testing.TB, goroot string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(v)
+}
