@@ -27,7 +27,9 @@ const wazero = "github.com/tetratelabs/wazero/cmd/wazero@v1.12.0"
 // release's wasm_exec.js, and GOOS=wasip1 (Go 1.21 on) run under wazero.
 // The program reports its frames with testdata/wasm/selfreport_wasm.go in
 // place of the stub for systems other than Linux; the comparison is
-// TestCorpus's (compareSelfReport). The releases are the installed one,
+// TestCorpus's (compareSelfReport), and the build with -ldflags=-s -w
+// must agree with the same report (both are built with -trimpath, in
+// directories of their own). The releases are the installed one,
 // or those listed in GOSYM_RELEASES (.ci/run lists several).
 func TestWasmSelfReport(t *testing.T) {
 	if testing.Short() {
@@ -57,7 +59,9 @@ func TestWasmSelfReport(t *testing.T) {
 				if minor < 21 {
 					t.Skipf("no wasm_exec.js for Go 1.%d here (see runWasm)", minor)
 				}
-				exe := objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", nil, extra)
+				// -trimpath: the stripped build below, made in another
+				// directory, must name the same files.
+				exe := objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", []string{"-trimpath"}, extra)
 				out := runWasm(t, goroot, goos, exe)
 				rep, err := testcorpus.ParseReport(out)
 				if err != nil {
@@ -73,6 +77,18 @@ func TestWasmSelfReport(t *testing.T) {
 				}
 				a := compareSelfReport(t, tab, rep, minor)
 				t.Logf("%s %s/wasm: %s", rep.GoVersion, goos, a)
+
+				// The stripped build (-s -w: no name section) has the
+				// same functions at the same PCs: the same report holds.
+				bin, err = os.ReadFile(objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", []string{"-trimpath", "-ldflags=-s -w"}, extra))
+				if err != nil {
+					t.Fatal(err)
+				}
+				stripped := mustTable(t, bin)
+				if got := stripped.GoVersion(); got != rep.GoVersion {
+					t.Errorf("stripped: GoVersion = %q, the runtime says %q", got, rep.GoVersion)
+				}
+				t.Logf("%s %s/wasm, stripped: %s", rep.GoVersion, goos, compareSelfReport(t, stripped, rep, minor))
 			})
 		}
 	}
