@@ -12,6 +12,7 @@ func FuzzNewBytes(f *testing.F) {
 	for _, tg := range objtest.XCOFF {
 		fuzzseed.Add(f, objtest.Mini(f, objtest.Binary(f, tg)))
 	}
+	fuzzseed.Add(f, xcoff32())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if obj, err := NewBytes(data); err == nil {
 			objtest.CheckBytes(t, data, obj)
