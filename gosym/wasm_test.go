@@ -77,6 +77,7 @@ func TestWasmSelfReport(t *testing.T) {
 				}
 				a := compareSelfReport(t, tab, rep, minor)
 				t.Logf("%s %s/wasm: %s", rep.GoVersion, goos, a)
+				checkWasmAllocs(t, tab, rep)
 
 				// The stripped build (-s -w: no name section) has the
 				// same functions at the same PCs: the same report holds.
@@ -246,4 +247,40 @@ func wasmPclntab(t *testing.T, bin []byte) []byte {
 	}
 	t.Fatal("no pclntab in the data segments")
 	return nil
+}
+
+// checkWasmAllocs checks that lookups of wasm PCs (the self-report's)
+// allocate nothing once warm, as TestLookupsDoNotAllocate does for the
+// test binary.
+func checkWasmAllocs(t *testing.T, tab *Table, rep *testcorpus.Report) {
+	t.Helper()
+	if raceEnabled {
+		return // sync.Pool drops items under the race detector
+	}
+	var pcs []uint64
+	for _, r := range rep.Records {
+		if !r.Gap && len(r.Frames) > 0 && len(pcs) < 2048 {
+			pcs = append(pcs, r.PC)
+		}
+	}
+	locs := make([]Location, 0, 64)
+	var lr LinesResult
+	run := func() {
+		for _, pc := range pcs {
+			f, err := tab.ResolveFunction(pc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if locs, err = tab.ResolveLocations(pc, locs); err != nil {
+				t.Fatal(err)
+			}
+			if lr, err = f.Lines(lr); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(5, run); n != 0 {
+		t.Errorf("wasm lookups allocate %v times per run of %d PCs", n, len(pcs))
+	}
 }
