@@ -202,10 +202,10 @@ func countFuncImports(payload []byte) (uint64, error) {
 func dataSegments(payload []byte, base uint64) ([]segment, error) {
 	r := reader{data: payload}
 	n := r.uleb()
-	if n > uint64(len(payload)) {
+	if n > uint64(len(payload))/4 { // a segment takes 4 bytes at least
 		return nil, fmt.Errorf("%d data segments in %d bytes", n, len(payload))
 	}
-	segs := make([]segment, 0, n)
+	segs := make([]segment, 0, min(n, 1024)) // grown by what is there
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		flags := r.uleb()
 		var addr int64
