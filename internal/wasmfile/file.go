@@ -202,7 +202,7 @@ func countFuncImports(payload []byte) (uint64, error) {
 func dataSegments(payload []byte, base uint64) ([]segment, error) {
 	r := reader{data: payload}
 	n := r.uleb()
-	if n > uint64(len(payload))/4 { // a segment takes 4 bytes at least
+	if n > uint64(len(payload))/2 { // a segment takes 2 bytes at least (passive, empty)
 		return nil, fmt.Errorf("%d data segments in %d bytes", n, len(payload))
 	}
 	segs := make([]segment, 0, min(n, 1024)) // grown by what is there
