@@ -63,7 +63,8 @@ func TestLookupsDoNotAllocate(t *testing.T) {
 }
 
 // TestConcurrentUse resolves from several goroutines on one Table (run
-// with -race) and uses the strings after Close.
+// with -race), looking up by name and by line (whose indexes the first
+// lookups build), and uses the strings after Close.
 func TestConcurrentUse(t *testing.T) {
 	tab := selfTable(t)
 	pcs := samplePCs(t, tab, 2000)
@@ -83,6 +84,16 @@ func TestConcurrentUse(t *testing.T) {
 				results[i] = append([]Location(nil), locs...)
 				if _, err := tab.LookupFunction(locs[len(locs)-1].Function); err != nil {
 					t.Error(err)
+				}
+				for _, err := range tab.LookupFunctions(locs[len(locs)-1].Function) {
+					if err != nil {
+						t.Error(err)
+					}
+				}
+				if l := locs[0]; l.File != "" && l.Line > 0 {
+					if lines, err := tab.LinePCs(l.File, l.Line, nil); err != nil || len(lines) == 0 {
+						t.Errorf("LinePCs(%s, %d) = %v, %v", l.File, l.Line, lines, err)
+					}
 				}
 			}
 		}()

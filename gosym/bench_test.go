@@ -465,3 +465,100 @@ func (s *benchSet) avgSize() float64 {
 	}
 	return float64(n) / float64(len(s.fns))
 }
+
+// linePCQueries returns up to n (file, line) pairs spread over the line
+// index of s.tab, each with a suffix of the file name after a '/' as a
+// user would type it.
+func linePCQueries(b *testing.B, s *benchSet, n int) (files []string, lines []uint32) {
+	x, err := s.tab.lineIndex()
+	if err != nil {
+		b.Fatal(err)
+	}
+	step := max(len(x.entries)/n, 1)
+	for k := 0; k < len(x.entries); k += step {
+		e := x.entries[k]
+		files = append(files, x.files[e.file])
+		lines = append(lines, e.line)
+	}
+	return files, lines
+}
+
+// BenchmarkLinePCs finds the PCs of a file:line: the first query of a
+// Table (which builds the index), later queries, the scan over every
+// function's lines a user would write without LinePCs, and debug/gosym's
+// LineToPC (one PC, no inlined copies).
+func BenchmarkLinePCs(b *testing.B) {
+	for _, name := range benchNames {
+		b.Run("bin="+name+"/impl=gosym/query=first", func(b *testing.B) {
+			s := loadBenchSet(b, name)
+			files, lines := linePCQueries(b, s, 1)
+			c := startCPU(b)
+			for b.Loop() {
+				tab, err := NewTable(s.tab.Object())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := tab.LinePCs(files[0], lines[0], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c.stop()
+		})
+		b.Run("bin="+name+"/impl=gosym/query=warm", func(b *testing.B) {
+			s := loadBenchSet(b, name)
+			files, lines := linePCQueries(b, s, 1000)
+			var buf []LinePC
+			c := startCPU(b)
+			i := 0
+			for b.Loop() {
+				var err error
+				if buf, err = s.tab.LinePCs(files[i], lines[i], buf); err != nil || len(buf) == 0 {
+					b.Fatal(files[i], lines[i], err)
+				}
+				if i++; i == len(files) {
+					i = 0
+				}
+			}
+			c.stop()
+		})
+		b.Run("bin="+name+"/impl=scan", func(b *testing.B) {
+			s := loadBenchSet(b, name)
+			files, lines := linePCQueries(b, s, 1000)
+			var lr LinesResult
+			var pcs []uint64
+			c := startCPU(b)
+			i := 0
+			for b.Loop() {
+				pcs = pcs[:0]
+				for _, f := range s.fns {
+					lr, _ = f.Lines(lr)
+					for _, l := range lr.FunctionLines {
+						if l.Line == lines[i] && l.File == files[i] {
+							pcs = append(pcs, l.PCLo)
+						}
+					}
+				}
+				if len(pcs) == 0 {
+					b.Fatal("not found")
+				}
+				if i++; i == len(files) {
+					i = 0
+				}
+			}
+			c.stop()
+		})
+		b.Run("bin="+name+"/impl=stdlib", func(b *testing.B) {
+			s := loadBenchSet(b, name)
+			files, lines := linePCQueries(b, s, 1000)
+			c := startCPU(b)
+			i := 0
+			for b.Loop() {
+				s.std.LineToPC(files[i], int(lines[i]))
+				if i++; i == len(files) {
+					i = 0
+				}
+			}
+			c.stop()
+		})
+	}
+}

@@ -87,6 +87,17 @@ func TestUseAfterClose(t *testing.T) {
 	closed("ResolveFunction", err)
 	_, err = tab.LookupFunction(name)
 	closed("LookupFunction", err)
+	for _, err := range tab.LookupFunctions(name) {
+		closed("LookupFunctions", err)
+	}
+	_, err = tab.LinePCs("x.go", 1, nil)
+	closed("LinePCs", err)
+	for f := range tab.Files() {
+		t.Errorf("Files after Close yields %q", f)
+	}
+	if bi, err := tab.BuildInfo(); err != nil || bi.GoVersion != version {
+		t.Errorf("BuildInfo after Close: %v, %v; want the build info", bi, err)
+	}
 	for _, err := range tab.Functions() {
 		closed("Functions", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -125,6 +126,84 @@ func FuzzTable(f *testing.F) {
 			return
 		}
 		exercise(t, tab, pcs)
+		exerciseIndexes(t, tab, pcs)
+	})
+}
+
+// exerciseIndexes runs the lookups that build an index over the whole
+// table (by name, by line) and reads the build info: no panic, and only
+// the errors a damaged table may give.
+func exerciseIndexes(t *testing.T, tab *Table, pcs []uint64) {
+	check := func(err error) {
+		if err != nil && !errors.Is(err, ErrCorrupted) && !errors.Is(err, ErrPCNotFound) {
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	n := 0
+	for range tab.Files() {
+		if n++; n > 100 {
+			break
+		}
+	}
+	if _, err := tab.BuildInfo(); err != nil && !errors.Is(err, ErrNoBuildInfo) && !strings.HasPrefix(err.Error(), "gosym: build information:") {
+		t.Fatalf("BuildInfo: %v", err)
+	}
+	if len(pcs) == 0 {
+		return
+	}
+	locs, err := tab.ResolveLocations(pcs[0], nil)
+	check(err)
+	if err != nil || len(locs) == 0 {
+		return
+	}
+	for _, err := range tab.LookupFunctions(locs[len(locs)-1].Function) {
+		check(err)
+	}
+	lines, err := tab.LinePCs(locs[0].File, locs[0].Line, nil)
+	check(err)
+	if err == nil && len(lines) == 0 && locs[0].File != "" && locs[0].Line > 0 {
+		t.Errorf("LinePCs(%s, %d) finds nothing, though %#x is there", locs[0].File, locs[0].Line, pcs[0])
+	}
+}
+
+// isSubsequence reports whether the bytes of s appear in t in order.
+func isSubsequence(s, t string) bool {
+	for i := 0; i < len(s); i++ {
+		k := strings.IndexByte(t, s[i])
+		if k < 0 {
+			return false
+		}
+		t = t[k+1:]
+	}
+	return true
+}
+
+// FuzzParseName takes apart arbitrary names: no panic, and what it
+// returns comes from the name.
+func FuzzParseName(f *testing.F) {
+	for _, s := range []string{"main.main", "net/http.(*Server).Serve.func1", "gopkg.in/yaml%2ev3.(*parser).parse",
+		"main.(*Box[go.shape.int]).Map[go.shape.string]", "main.F[go.shape.struct { A int \"json:\\\"a]\\\"\" }]", "type:.eq.[2]string", "main.(*T", "a%zz/b.F"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		n := ParseName(name)
+		if n.Package == "" && (n.Receiver != "" || n.Pointer) {
+			t.Errorf("ParseName(%q) = %+v: a receiver without a package", name, n)
+		}
+		if !strings.Contains(name, n.Receiver) {
+			t.Errorf("ParseName(%q) = %+v: receiver not in the name", name, n)
+		}
+		if !isSubsequence(n.TypeArgs, name) || !isSubsequence(n.Func, name) {
+			t.Fatalf("ParseName(%q) = %+v: type arguments or function not taken from the name", name, n)
+		}
+		pkg, sym := SymbolName(name)
+		if pkg != n.Package {
+			t.Errorf("SymbolName(%q) package %q, ParseName %q", name, pkg, n.Package)
+		}
+		if len(sym) > len(name) {
+			t.Errorf("SymbolName(%q) = %q, longer than the name", name, sym)
+		}
+		_ = WithoutTypeArgs(name)
 	})
 }
 

@@ -1,9 +1,6 @@
 package gosym
 
-import (
-	"iter"
-	"sort"
-)
+import "iter"
 
 // Functions yields every physical function of the table in address order.
 // It stops after yielding an error for a corrupt record.
@@ -59,43 +56,4 @@ func (t *Table) ResolveLocations(pc uint64, buf []Location) ([]Location, error) 
 		return buf[:0], err
 	}
 	return f.ResolveLocations(pc, buf)
-}
-
-// LookupFunction returns the function with the given symbol name, as
-// Function.Name reports it. The first call sorts the names of all functions
-// once; later calls are a binary search.
-func (t *Table) LookupFunction(name string) (Function, error) {
-	if t.closed.Load() {
-		return Function{}, ErrClosed
-	}
-	b := &t.byName
-	b.once.Do(func() {
-		idx := make([]uint32, 0, t.hdr.nfunc)
-		for f, err := range t.Functions() {
-			if err != nil {
-				b.err = err
-				return
-			}
-			idx = append(idx, f.idx)
-		}
-		sort.SliceStable(idx, func(i, j int) bool {
-			return t.nameAt(idx[i]) < t.nameAt(idx[j])
-		})
-		b.idx = idx
-	})
-	if b.err != nil {
-		return Function{}, b.err
-	}
-	i := sort.Search(len(b.idx), func(i int) bool { return t.nameAt(b.idx[i]) >= name })
-	if i == len(b.idx) || t.nameAt(b.idx[i]) != name {
-		return Function{}, &nameError{name}
-	}
-	f, _, err := t.funcAt(uint64(b.idx[i]))
-	return f, err
-}
-
-// nameAt returns the name of an already validated functab entry.
-func (t *Table) nameAt(i uint32) string {
-	f, _, _ := t.funcAt(uint64(i))
-	return f.Name()
 }

@@ -3,7 +3,6 @@ package gosym
 import (
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
@@ -41,13 +40,12 @@ type Table struct {
 
 	names, files *strtab
 	version      string // from build info; "" if none
+	modinfo      string // module information from build info; "" if none
+	hasBuildInfo bool   // the binary holds a build-info blob
 	wrapper      wrapperCache
 
-	byName struct {
-		once sync.Once
-		idx  []uint32 // functab indices sorted by name
-		err  error
-	}
+	byName nameIndex // built by the first LookupFunction(s)
+	byLine lineIndex // built by the first LinePCs
 
 	lastError atomic.Pointer[FormatError] // see Function.formatError
 
@@ -97,7 +95,8 @@ func NewTable(obj object.Object) (*Table, error) {
 	t := &Table{obj: obj, hdr: h, data: data, addr: addr, mem: mem}
 	t.SetLineCacheLimit(defaultLineCacheLimit(len(data)))
 	t.foundBy.pclntab = foundBy
-	t.version = buildinfo.Version(obj, secs, mem)
+	t.version, t.modinfo = buildinfo.Read(obj, secs, mem)
+	t.hasBuildInfo = t.version != ""
 	if t.version == "" {
 		t.version = symbolVersion(obj, mem)
 	}

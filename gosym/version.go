@@ -52,7 +52,7 @@ func symbolVersion(obj object.Object, mem *addrspace.Space) string {
 			continue
 		}
 		for _, rd := range []reader{{false, int(p)}, {true, int(p)}} {
-			v := buildinfo.String(mem, rd.ptr(hdr), rd.ptr(hdr[p:]))
+			v := buildinfo.String(mem, rd.ptr(hdr), rd.ptr(hdr[p:]), 1024)
 			if parseMinor(v) > 0 {
 				return v
 			}

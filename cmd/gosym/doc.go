@@ -9,8 +9,8 @@
 //
 //	gosym <command> [flags] BINARY [args]
 //
-// The commands are info, funcs, addr2line, inlines, lines, disasm and
-// lidia. Each takes -h ("gosym help CMD" is the same), which prints its
+// The commands are info, funcs, addr2line, inlines, lines, disasm, lidia
+// and symbols. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -25,7 +25,12 @@
 // subtract the load bias first; for a return address taken from a stack,
 // look up the address before it. A FUNC argument is a function's symbol
 // name as stored in the binary ("main.main", "main.(*T).M",
-// "pkg.F[go.shape.int]"), or an address with 0x inside the function.
+// "pkg.F[go.shape.int]"; type arguments may be left out: "pkg.F"), or an
+// address with 0x inside the function. When several functions have the
+// name (instantiations of a generic function, vendored copies of a
+// package), the command fails and lists them with their addresses, to
+// give one of those instead; for a function that was inlined everywhere
+// it says where.
 //
 // Text output spells unknown positions as go tool addr2line does, in every
 // command: a PC in no function is in function "?" at "?:0", and a PC whose
@@ -218,4 +223,40 @@
 // temporary name and renamed when complete; "-o -" writes to standard
 // output. When standard error is a terminal and the work takes more than a
 // second, a progress line there shows the time spent and the bytes written.
+//
+// # symbols
+//
+//	gosym symbols [-json] BINARY
+//
+// Symbols lists every function of BINARY, physical or only inlined into
+// others, by package, with the module that provides each package: the
+// input of a vulnerability scanner. The text output has a line per
+// package, its import path and module separated by a tab, followed by one
+// line per symbol, indented by a tab, with "(inlined only)" or "(also
+// inlined)" after a tab where it applies:
+//
+//	net/http<TAB>std
+//	<TAB>Header.Get
+//	<TAB>Server.Serve.func1<TAB>(also inlined)
+//
+// A symbol is spelled as golang.org/x/vuln spells them: the function's
+// name without its package, with the receiver's parentheses and '*'
+// removed and type arguments kept ("Stack[go.shape.int].Pop",
+// "Reader.initFileList.func1"); the package path is unescaped
+// ("gopkg.in/yaml.v3"). Functions without a package (assembly and C
+// functions, compiler-generated "type:" functions) are listed under "(no
+// package)". The module is the one of the build info whose path is the
+// longest prefix of the package's, the main module for package main, "std"
+// for the standard library and "cmd" for the packages of a command of the
+// Go distribution, or empty where the binary does not tell (GOPATH builds,
+// and Go 1.12 and older, which record no build info).
+//
+// With -json it writes one object: go_version, path (the main package's
+// import path, "" without build info), modules (a list of objects with
+// path, version, sum and main, true for the main module; a replaced
+// module shows the replacement's version and sum), and packages, a list
+// sorted by path of objects with path ("" for the functions without a
+// package), module and symbols, a list sorted by name of objects with
+// name, physical (a function of the binary's function table) and inlined
+// (inlined somewhere).
 package main

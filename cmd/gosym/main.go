@@ -37,6 +37,7 @@ var commands = []command{
 	{"lines", "print a function's PC ranges with function, file and line", runLines},
 	{"disasm", "disassemble a function, annotated with lines and inlining", runDisasm},
 	{"lidia", "export the symbols as a Lidia file", runLidia},
+	{"symbols", "list every function, physical and inlined, by package and module", runSymbols},
 }
 
 func main() {
@@ -319,7 +320,10 @@ func quoteShort(s string) string {
 }
 
 // lookupFunc finds the function named by arg: a symbol name, or an address
-// with 0x inside the function.
+// with 0x inside the function. A name may leave out type arguments. When
+// several functions have the name, the error lists them with their
+// addresses, to pick one by address; for a name no physical function has,
+// it says where the function was inlined, or suggests similar names.
 func (b *exe) lookupFunc(arg string) (gosym.Function, error) {
 	if strings.HasPrefix(arg, "0x") || strings.HasPrefix(arg, "0X") {
 		pc, err := parseAddr(arg)
@@ -335,12 +339,27 @@ func (b *exe) lookupFunc(arg string) (gosym.Function, error) {
 		}
 		return f, nil
 	}
-	f, err := b.tab.LookupFunction(arg)
-	if err == nil {
-		return f, nil
+	var found []gosym.Function
+	for f, err := range b.tab.LookupFunctions(arg) {
+		if err != nil {
+			return f, fileError(b.path, err)
+		}
+		found = append(found, f)
 	}
-	if !errors.Is(err, gosym.ErrFunctionNotFound) {
-		return f, fileError(b.path, err)
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		var list strings.Builder
+		for _, f := range found {
+			fmt.Fprintf(&list, "\n\t%#x\t%s", f.Entry(), f.Name())
+		}
+		return gosym.Function{}, fmt.Errorf("%s: %d functions are called %s; give the address of one:%s", b.path, len(found), arg, list.String())
+	}
+	if sites, err := b.inlinedSites(arg); err != nil {
+		return gosym.Function{}, err
+	} else if len(sites) > 0 {
+		return gosym.Function{}, fmt.Errorf("%s: %s exists only inlined, into:%s", b.path, arg, strings.Join(sites, ""))
 	}
 	// Suggest a few names that contain arg, or arg's last element.
 	key := arg
@@ -363,7 +382,40 @@ func (b *exe) lookupFunc(arg string) (gosym.Function, error) {
 	if len(near) > 0 {
 		msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 	}
-	return f, errors.New(msg)
+	return gosym.Function{}, errors.New(msg)
+}
+
+// maxInlinedSites is how many places inlinedSites lists.
+const maxInlinedSites = 10
+
+// inlinedSites lists, one "\n\tFUNC (FILE:LINE)" each, the functions
+// into which a function called name (type arguments optional) was
+// inlined, with the call site; at most maxInlinedSites, then a count of
+// the rest.
+func (b *exe) inlinedSites(name string) ([]string, error) {
+	var sites []string
+	n := 0
+	var calls []gosym.InlinedCall
+	for fn, err := range b.tab.Functions() {
+		if err != nil {
+			return nil, fileError(b.path, err)
+		}
+		if calls, err = fn.InlinedCalls(calls); err != nil {
+			return nil, fileError(b.path, err)
+		}
+		for _, c := range calls {
+			if c.Name != name && gosym.WithoutTypeArgs(c.Name) != name {
+				continue
+			}
+			if n++; n <= maxInlinedSites {
+				sites = append(sites, fmt.Sprintf("\n\t%s (%s)", fn.Name(), fileLine(c.CallFile, c.CallLine)))
+			}
+		}
+	}
+	if n > maxInlinedSites {
+		sites = append(sites, fmt.Sprintf("\n\t... and %d more", n-maxInlinedSites))
+	}
+	return sites, nil
 }
 
 // open parses args as parse does and opens the binary named by the first

@@ -16,19 +16,30 @@ var magic = []byte("\xff Go buildinf:")
 const headerSize = 32
 
 // Version returns the Go version recorded in obj ("go1.21.5"), or "" when
-// obj has no build info. A WebAssembly module has none; its "producers"
-// section names the release. mem resolves the pointers of the pre-1.18 format.
+// obj has no build info. mem resolves the pointers of the pre-1.18 format.
 func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) string {
+	v, _ := Read(obj, secs, mem)
+	return v
+}
+
+// Read returns the Go version and the module information recorded in obj,
+// as debug/buildinfo reads them: mod is the text runtime/debug parses
+// (without the sentinels that bracket it in the binary), "" when the
+// binary was built outside a module. Both are "" when obj has no build
+// info, but for a WebAssembly module, which has none: its "producers"
+// section names the release (and no module). The strings are copies: they
+// stay valid after obj is closed.
+func Read(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) (vers, mod string) {
 	for _, i := range candidates(secs) {
 		data, err := obj.SectionData(i)
 		if err != nil {
 			continue
 		}
-		if v := scan(data, mem); v != "" {
-			return v
+		if vers, mod = scan(data, mem); vers != "" {
+			return vers, mod
 		}
 	}
-	return producersVersion(obj, secs)
+	return producersVersion(obj, secs), ""
 }
 
 // candidates returns the sections that may hold the blob: the dedicated
@@ -52,11 +63,11 @@ func candidates(secs []object.SectionHeader) []int {
 }
 
 // scan finds the blob at a 16-byte aligned offset of data and decodes it.
-func scan(data []byte, mem *addrspace.Space) string {
+func scan(data []byte, mem *addrspace.Space) (vers, mod string) {
 	for off := 0; ; {
 		i := bytes.Index(data[off:], magic)
 		if i < 0 {
-			return ""
+			return "", ""
 		}
 		off += i
 		if off%16 == 0 && len(data)-off >= headerSize {
@@ -66,17 +77,23 @@ func scan(data []byte, mem *addrspace.Space) string {
 	}
 }
 
-func decode(b []byte, mem *addrspace.Space) string {
+// maxModInfo bounds the module information read through a pointer (the
+// pre-1.18 format): large programs record a few hundred kilobytes.
+const maxModInfo = 16 << 20
+
+func decode(b []byte, mem *addrspace.Space) (vers, mod string) {
 	ptrSize, flags := int(b[14]), b[15]
-	if flags&2 != 0 { // 1.18+: inline strings
-		n, k := binary.Uvarint(b[headerSize:])
-		if k <= 0 || n > uint64(len(b)-headerSize-k) {
-			return ""
+	if flags&2 != 0 { // 1.18+: two strings inline, each after its varint length
+		rest := b[headerSize:]
+		v, rest, ok := inlineString(rest)
+		if !ok {
+			return "", ""
 		}
-		return string(b[headerSize+k : headerSize+k+int(n)])
+		m, _, _ := inlineString(rest)
+		return string(v), trimModInfo(string(m))
 	}
 	if ptrSize != 4 && ptrSize != 8 {
-		return ""
+		return "", ""
 	}
 	var order binary.ByteOrder = binary.LittleEndian
 	if flags&1 != 0 {
@@ -88,18 +105,49 @@ func decode(b []byte, mem *addrspace.Space) string {
 		}
 		return order.Uint64(b)
 	}
-	// versPtr points to a Go string header {data, len}.
-	hdr := mem.Slice(readPtr(b[16:]), uint64(2*ptrSize))
-	if hdr == nil {
-		return ""
+	// The header holds two pointers, to runtime.buildVersion and to
+	// runtime.modinfo; each points to a Go string header {data, len}.
+	str := func(ptr []byte, limit uint64) string {
+		hdr := mem.Slice(readPtr(ptr), uint64(2*ptrSize))
+		if hdr == nil {
+			return ""
+		}
+		n := readPtr(hdr[ptrSize:])
+		if n > limit {
+			return ""
+		}
+		return String(mem, readPtr(hdr), n, limit)
 	}
-	return String(mem, readPtr(hdr), readPtr(hdr[ptrSize:]))
+	vers = str(b[16:], 1024)
+	if vers == "" {
+		return "", ""
+	}
+	return vers, trimModInfo(str(b[16+ptrSize:], maxModInfo))
+}
+
+// inlineString reads a string stored as a uvarint length and its bytes.
+func inlineString(b []byte) (s, rest []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return nil, nil, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// trimModInfo removes the 16-byte sentinels the go command puts around
+// the module information (so that it can be found in a binary), as
+// debug/buildinfo does.
+func trimModInfo(mod string) string {
+	if len(mod) >= 33 && mod[len(mod)-17] == '\n' {
+		return mod[16 : len(mod)-16]
+	}
+	return ""
 }
 
 // String reads a Go string of n bytes at addr, or "" if it is not mapped
-// or implausibly long for a version.
-func String(mem *addrspace.Space, addr, n uint64) string {
-	if n > 1024 {
+// or longer than limit.
+func String(mem *addrspace.Space, addr, n, limit uint64) string {
+	if n > limit {
 		return ""
 	}
 	b := mem.Slice(addr, n)

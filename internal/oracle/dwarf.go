@@ -47,6 +47,7 @@ type lineRange struct {
 	lo, hi uint64
 	file   int32
 	line   int32
+	stmt   bool // the row has is_stmt set
 }
 
 // segment says that node is the deepest subprogram or inlined subroutine
@@ -303,7 +304,7 @@ func (b *builder) lineTable(cu *dwarf.Entry) ([]*dwarf.LineFile, error) {
 				lastFile, lastIdx = prev.File, b.file(prev.File.Name)
 			}
 			b.out.lines = append(b.out.lines, lineRange{
-				lo: prev.Address, hi: e.Address, file: lastIdx, line: int32(prev.Line),
+				lo: prev.Address, hi: e.Address, file: lastIdx, line: int32(prev.Line), stmt: prev.IsStmt,
 			})
 		}
 		prev, have = e, !e.EndSequence
@@ -398,4 +399,65 @@ func (d *DWARF) Boundaries() []uint64 {
 	}
 	slices.Sort(pts)
 	return slices.Compact(pts)
+}
+
+// LineCopy is one copy of a source line in the code: the PCs that the
+// line table attributes to File:Line inside one function node (a
+// physical function's own code, or one inlined subroutine instance).
+type LineCopy struct {
+	File string
+	Line int
+	Node int32  // the deepest subprogram or inlined subroutine: see NodeAt
+	Low  uint64 // the lowest PC of the copy
+	Stmt uint64 // its lowest PC on a row with is_stmt set; 0 if none
+}
+
+// LineCopies returns every copy of every line, in no particular order.
+func (d *DWARF) LineCopies() []LineCopy {
+	type key struct {
+		file, line, node int32
+	}
+	byKey := map[key]int{}
+	var out []LineCopy
+	for _, l := range d.lines {
+		if l.line <= 0 {
+			continue
+		}
+		// A row may span several nodes (an inlined call ends inside it).
+		for pc := l.lo; pc < l.hi; {
+			j := sort.Search(len(d.segs), func(j int) bool { return d.segs[j].lo > pc }) - 1
+			node, next := int32(-1), l.hi
+			if j >= 0 && pc < d.segs[j].hi {
+				node, next = d.segs[j].node, min(l.hi, d.segs[j].hi)
+			} else if j+1 < len(d.segs) {
+				next = min(l.hi, d.segs[j+1].lo)
+			}
+			if node >= 0 {
+				k := key{l.file, l.line, node}
+				i, ok := byKey[k]
+				if !ok {
+					i = len(out)
+					byKey[k] = i
+					out = append(out, LineCopy{File: d.files[l.file], Line: int(l.line), Node: node, Low: pc})
+				}
+				c := &out[i]
+				c.Low = min(c.Low, pc)
+				if l.stmt && pc == l.lo && (c.Stmt == 0 || pc < c.Stmt) {
+					c.Stmt = pc
+				}
+			}
+			pc = next
+		}
+	}
+	return out
+}
+
+// NodeAt returns the deepest subprogram or inlined subroutine whose
+// ranges hold pc (an identity for LineCopy.Node), or -1.
+func (d *DWARF) NodeAt(pc uint64) int32 {
+	j := sort.Search(len(d.segs), func(j int) bool { return d.segs[j].lo > pc }) - 1
+	if j < 0 || pc >= d.segs[j].hi {
+		return -1
+	}
+	return d.segs[j].node
 }

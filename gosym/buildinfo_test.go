@@ -1,0 +1,78 @@
+package gosym
+
+import (
+	"bytes"
+	"debug/buildinfo"
+	"errors"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+)
+
+// forEachEntry runs check on every binary of the corpus (testdata/corpus
+// or $GOSYM_CORPUS_DIR), one parallel subtest each.
+func forEachEntry(t *testing.T, check func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table)) {
+	entries, err := testcorpus.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			bin, err := e.Binary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, e, bin, mustTable(t, bin))
+		})
+	}
+}
+
+// TestCorpusBuildInfo compares BuildInfo with debug/buildinfo wherever
+// that reads the binary, stripped binaries included. Where it cannot
+// (Plan 9, ELF without section headers), a binary built by Go 1.13 or later
+// must still have build info with the right Go version; older binaries get
+// ErrNoBuildInfo.
+func TestCorpusBuildInfo(t *testing.T) {
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
+		got, err := tab.BuildInfo()
+		want, stdErr := buildinfo.Read(bytes.NewReader(bin))
+		switch {
+		case e.Minor() < 13:
+			if !errors.Is(err, ErrNoBuildInfo) {
+				t.Errorf("BuildInfo of a go1.%d binary: %v, %v; want ErrNoBuildInfo", e.Minor(), got, err)
+			}
+			if stdErr == nil {
+				t.Errorf("debug/buildinfo read a go1.%d binary: %v", e.Minor(), want)
+			}
+		case err != nil:
+			t.Errorf("BuildInfo: %v", err)
+		case stdErr != nil:
+			t.Logf("debug/buildinfo cannot read it (%v); BuildInfo: %s", stdErr, got.GoVersion)
+			if got.GoVersion != e.GoVersion {
+				t.Errorf("BuildInfo GoVersion %q, want %q", got.GoVersion, e.GoVersion)
+			}
+		case got.String() != want.String():
+			t.Errorf("BuildInfo:\n%s\ndebug/buildinfo:\n%s", got, want)
+		}
+	})
+}
+
+// TestBuildInfoSelf compares BuildInfo of the test binary, which records
+// this module's dependencies and build settings, with debug/buildinfo,
+// and for ELF also on a copy without section headers, where
+// debug/buildinfo finds nothing.
+func TestBuildInfoSelf(t *testing.T) {
+	want, err := buildinfo.ReadFile(selfPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := selfTable(t).BuildInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("BuildInfo:\n%s\ndebug/buildinfo:\n%s", got, want)
+	}
+	t.Logf("%d dependencies, %d settings", len(want.Deps), len(want.Settings))
+}

@@ -1,0 +1,75 @@
+package gosym
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/oracle"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+)
+
+// TestCorpusLookupFunctions checks LookupFunctions against debug/gosym's
+// function list on every corpus binary: each name yields exactly the
+// entries debug/gosym lists under it, in address order, and the name
+// without type arguments yields every instantiation. LookupFunction
+// returns the first of them.
+func TestCorpusLookupFunctions(t *testing.T) {
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
+		std, err := oracle.NewStdlibPclntab(bin)
+		if err != nil {
+			t.Skipf("debug/gosym cannot read it (its unstripped twin is checked): %v", err)
+		}
+		exact := map[string][]uint64{}
+		loose := map[string][]uint64{}
+		for _, f := range std.Table.Funcs {
+			exact[f.Name] = append(exact[f.Name], f.Entry)
+			k := WithoutTypeArgs(f.Name)
+			loose[k] = append(loose[k], f.Entry)
+		}
+		same := 0
+		check := func(name string, want []uint64) {
+			var got []uint64
+			for f, err := range tab.LookupFunctions(name) {
+				if err != nil {
+					t.Fatalf("LookupFunctions(%q): %v", name, err)
+				}
+				got = append(got, f.Entry())
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("LookupFunctions(%q) = %#x, debug/gosym has %#x", name, got, want)
+			}
+		}
+		for name, want := range exact {
+			if len(want) > 1 {
+				same++
+			}
+			check(name, want)
+			f, err := tab.LookupFunction(name)
+			if err != nil || f.Entry() != slices.Min(want) {
+				t.Errorf("LookupFunction(%q) = %#x, %v; want %#x", name, f.Entry(), err, slices.Min(want))
+			}
+		}
+		generic := 0
+		for key, want := range loose {
+			if _, ok := exact[key]; !ok {
+				generic++
+				check(key, want)
+			}
+		}
+		t.Logf("%d names, %d shared by several functions, %d generic names looked up without type arguments", len(exact), same, generic)
+	})
+}
+
+func TestLookupFunctionsMissing(t *testing.T) {
+	tab := selfTable(t)
+	for _, name := range []string{"", "main.nosuch", "testing.(*T", "[", "runtime.main[x]"} {
+		for f, err := range tab.LookupFunctions(name) {
+			t.Errorf("LookupFunctions(%q) yields %v, %v", name, f.Name(), err)
+		}
+		if _, err := tab.LookupFunction(name); !errors.Is(err, ErrFunctionNotFound) {
+			t.Errorf("LookupFunction(%q): %v, want ErrFunctionNotFound", name, err)
+		}
+	}
+}
