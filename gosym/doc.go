@@ -5,7 +5,8 @@
 //
 // It reads binaries of every Go release from 1.2 on, for every operating
 // system and architecture, through the small object.Object interface;
-// package object opens ELF, Mach-O, PE and Plan 9 files. FORMAT.md, beside
+// package object opens ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly
+// files. FORMAT.md, beside
 // this file, describes the tables it reads.
 //
 // # Addresses
@@ -28,6 +29,10 @@
 //     subtracts for you. The addresses of pprof profiles written by
 //     runtime/pprof, and of most profilers, are already call PCs (return
 //     address minus one): look them up as they are.
+//   - WebAssembly (GOARCH=wasm) has no addresses for code: a Go wasm PC is
+//     the function's index plus 0x1000, shifted left 16 bits, with the
+//     function's resume point in the low 16 bits (package wasmobj). The
+//     runtime's PCs are of that kind, and the rules above apply to them.
 //
 // # Lifetime
 //

@@ -27,6 +27,9 @@ func (t *Table) textAddr(off uint32) uint64 {
 			}
 		}
 	}
+	if t.wasm {
+		return (t.text + o) << 16
+	}
 	return t.text + o
 }
 
@@ -64,10 +67,14 @@ func (t *Table) findFunc(pc uint64) (uint64, bool) {
 		return 0, false
 	}
 	if (t.hdr.magic == magic118 || t.hdr.magic == magic120) && len(t.textSects) <= 1 {
-		if pc < t.text || pc-t.text > math.MaxUint32 {
+		d := pc - t.text
+		if t.wasm {
+			d >>= 16
+		}
+		if pc < t.text || d > math.MaxUint32 {
 			return 0, false
 		}
-		off := uint32(pc - t.text)
+		off := uint32(d)
 		if off < t.entryOff(0) || off >= t.entryOff(n) {
 			return 0, false
 		}
@@ -146,7 +153,7 @@ const (
 // first function's entry) to maxpc, or an empty index.
 func (t *Table) newFuncIndex(addr, minpc, maxpc uint64) funcIndex {
 	n := t.hdr.nfunc
-	if addr == 0 || t.hdr.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc {
+	if addr == 0 || t.hdr.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc || t.wasm {
 		return funcIndex{}
 	}
 	lo, hi := t.entryOff(0), t.entryOff(n)

@@ -152,7 +152,12 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 		return false
 	}
 	text, etext, minpc, maxpc := w(mdText), w(mdEtext), w(mdMinPC), w(mdMaxPC)
-	if !(text <= minpc && minpc <= maxpc && maxpc <= etext) {
+	// WebAssembly's PCs are not in the text's address space: the Go
+	// linker leaves text at 0 and etext at 16 bytes per function, and the
+	// entry PC of a function is its index plus 0x1000, shifted left 16
+	// bits (FORMAT.md, "WebAssembly"): the first one is 0x1000<<16.
+	wasm := text == 0 && minpc == 0x1000<<16 && etext < minpc
+	if !(text <= minpc && minpc <= maxpc && (maxpc <= etext || wasm)) {
 		return false
 	}
 	gofunc := w(ml.gofunc)
@@ -175,10 +180,15 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 			ts[i] = textSection{vaddr: rd.ptr(e), end: rd.ptr(e[p:]), base: rd.ptr(e[2*p:])}
 		}
 	}
-	oldText, oldGofunc, oldSects := t.text, t.gofunc, t.textSects
-	t.text, t.gofunc, t.textSects = text, gofunc, ts
+	oldText, oldGofunc, oldSects, oldWasm := t.text, t.gofunc, t.textSects, t.wasm
+	t.text, t.gofunc, t.textSects, t.wasm = text, gofunc, ts, false
+	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc && wasm {
+		// The functab of a WebAssembly module holds function
+		// indexes (PC>>16) since Go 1.25, the PCs themselves before.
+		t.wasm = true
+	}
 	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc {
-		t.text, t.gofunc, t.textSects = oldText, oldGofunc, oldSects
+		t.text, t.gofunc, t.textSects, t.wasm = oldText, oldGofunc, oldSects, oldWasm
 		return false
 	}
 	t.funcIndex = t.newFuncIndex(w(mdFindfunctab), minpc, maxpc)

@@ -11,16 +11,18 @@ import (
 	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/internal/pefile"
 	"github.com/gosym-dev/gosym/internal/plan9file"
+	"github.com/gosym-dev/gosym/internal/wasmfile"
+	"github.com/gosym-dev/gosym/internal/xcofffile"
 )
 
 // ErrUnknownFormat is returned, wrapped, by Open and NewBytes for data in
 // none of the formats they know. The message names the magic number found
 // and the formats known: "object: unknown format (magic 00 01 02 03; reads
-// ELF, Mach-O, PE and Plan 9)".
+// ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)".
 var ErrUnknownFormat = errors.New("unknown format")
 
 // formats names the formats NewBytes reads, for messages.
-const formats = "ELF, Mach-O, PE and Plan 9"
+const formats = "ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly"
 
 // Magic numbers, read big-endian from the first four bytes.
 const (
@@ -34,6 +36,7 @@ const (
 	magicPlan9386   = 0x000001eb
 	magicPlan9AMD64 = 0x00008a97
 	magicPlan9ARM   = 0x00000647
+	magicWasm       = 0x0061736d // "\x00asm"
 )
 
 // maxFatArches bounds the architecture count of a plausible universal
@@ -43,10 +46,12 @@ const maxFatArches = 20
 
 // NewBytes detects the format of the executable or object file in data
 // (ELF; Mach-O, thin in either byte order and word size, or universal; PE;
-// Plan 9 a.out) by its magic number, and decodes it as the matching
-// backend package does: elfobj, machoobj, peobj or plan9obj. No data is
-// copied: section data are subslices of data, which must not be modified
-// while the Object is in use. The result is a *File.
+// Plan 9 a.out; XCOFF, 32- or 64-bit; WebAssembly module) by its magic
+// number, and decodes it as the matching backend package does: elfobj,
+// machoobj, peobj, plan9obj, xcoffobj or wasmobj. No data is copied
+// (but for the linear memory of a WebAssembly module, see wasmobj):
+// section data are subslices of data, which must not be modified while the
+// Object is in use. The result is a *File.
 //
 // Of a universal Mach-O file, NewBytes returns the architecture matching
 // runtime.GOARCH if there is one, else the first. Use machoobj.NewFat for
@@ -91,6 +96,12 @@ func decode(data []byte) (objfile.Decoder, error) {
 		return pickArch(files, runtime.GOARCH), nil
 	case magicPlan9386, magicPlan9AMD64, magicPlan9ARM:
 		return wrapNil(plan9file.NewBytes(data))
+	case magicWasm:
+		return wrapNil(wasmfile.NewBytes(data))
+	}
+	switch binary.BigEndian.Uint16(data) {
+	case xcofffile.Magic32, xcofffile.Magic64:
+		return wrapNil(xcofffile.NewBytes(data))
 	}
 	if data[0] == 'M' && data[1] == 'Z' {
 		return wrapNil(pefile.NewBytes(data))

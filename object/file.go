@@ -17,7 +17,7 @@ func init() {
 
 // File is an object file of any format: opened by Open, or made from bytes
 // by NewBytes or by a backend package (elfobj, machoobj, peobj,
-// plan9obj). It implements [Object], [io.Closer], [SymbolLookup] and
+// plan9obj, xcoffobj, wasmobj). It implements [Object], [io.Closer], [SymbolLookup] and
 // [Describer]. A File is safe for concurrent use.
 //
 // The slices SectionData returns point into the file's memory (for a File
@@ -134,7 +134,8 @@ func (f *File) LookupSymbol(name string) (Symbol, error) {
 	return Symbol{}, ErrNoSymbol
 }
 
-// Format returns the file's format: "elf", "macho", "pe" or "plan9".
+// Format returns the file's format: "elf", "macho", "pe", "plan9",
+// "xcoff" or "wasm".
 func (f *File) Format() string { return f.dec.Format() }
 
 // Arch returns the GOARCH name of the file's target ("amd64", "arm64",

@@ -1,13 +1,17 @@
-// Package object presents executables of every format Go targets (ELF,
-// Mach-O, PE and Plan 9) through one small interface, Object, which is all
-// that package gosym needs to find and read Go symbol tables.
+// Package object presents executables of every format Go writes (ELF,
+// Mach-O, PE, Plan 9, XCOFF and WebAssembly) through one small interface,
+// Object, which is all that package gosym needs to find and read Go symbol
+// tables.
 //
 // Open maps a file and detects its format by magic; NewBytes does the same
 // over bytes already in memory. Neither copies section data nor reads
 // symbol tables up front: opening costs the same whatever the size of the
-// binary. The backend packages elfobj, machoobj, peobj and plan9obj adapt
-// one format each and can be used directly, also over files opened with
-// debug/elf, debug/macho, debug/pe and debug/plan9obj.
+// binary. (The one exception is a WebAssembly module's linear memory,
+// assembled from its data segments on first use: see package wasmobj.)
+// The backend packages elfobj, machoobj, peobj, plan9obj, xcoffobj and
+// wasmobj adapt one format each and can be used directly, the first four
+// also over files opened with debug/elf, debug/macho, debug/pe and
+// debug/plan9obj.
 //
 // Sections are what the format calls sections, with the format's names
 // (".gopclntab", "__gopclntab", ".rdata", "text"), link-time virtual
@@ -94,7 +98,7 @@ type SymbolLookup interface {
 // Describer is implemented by objects that can name their format and
 // target architecture.
 type Describer interface {
-	// Format returns "elf", "macho", "pe" or "plan9".
+	// Format returns "elf", "macho", "pe", "plan9", "xcoff" or "wasm".
 	Format() string
 	// Arch returns the GOARCH name of the target ("amd64", "arm64", ...),
 	// or "" when the machine is unknown.

@@ -180,11 +180,11 @@ func TestUnknownFormat(t *testing.T) {
 		}
 	}
 	for data, want := range map[string]string{
-		"":                     "object: unknown format (empty file; reads ELF, Mach-O, PE and Plan 9)",
-		"\x00":                 "object: unknown format (magic 00; reads ELF, Mach-O, PE and Plan 9)",
-		"\x7fEL":               "object: unknown format (magic 7f 45 4c; reads ELF, Mach-O, PE and Plan 9)",
-		"\x00\x01\x02\x03\x04": "object: unknown format (magic 00 01 02 03; reads ELF, Mach-O, PE and Plan 9)",
-		string(class):          "object: unknown format (magic ca fe ba be; reads ELF, Mach-O, PE and Plan 9)",
+		"":                     "object: unknown format (empty file; reads ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)",
+		"\x00":                 "object: unknown format (magic 00; reads ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)",
+		"\x7fEL":               "object: unknown format (magic 7f 45 4c; reads ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)",
+		"\x00\x01\x02\x03\x04": "object: unknown format (magic 00 01 02 03; reads ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)",
+		string(class):          "object: unknown format (magic ca fe ba be; reads ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)",
 	} {
 		if _, err := object.NewBytes([]byte(data)); err == nil || err.Error() != want {
 			t.Errorf("NewBytes(%q): %v, want %q", data, err, want)
@@ -206,7 +206,7 @@ func TestUnknownFormat(t *testing.T) {
 	var pe *fs.PathError
 	if !errors.Is(err, object.ErrUnknownFormat) || !errors.As(err, &pe) || pe.Path != empty {
 		t.Errorf("Open of an empty file: %v, want a PathError wrapping ErrUnknownFormat", err)
-	} else if want := "open " + empty + ": object: unknown format (empty file; reads ELF, Mach-O, PE and Plan 9)"; err.Error() != want {
+	} else if want := "open " + empty + ": object: unknown format (empty file; reads ELF, Mach-O, PE, Plan 9, XCOFF and WebAssembly)"; err.Error() != want {
 		t.Errorf("Open of an empty file: %q, want %q", err, want)
 	}
 	if _, err := object.Open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {

@@ -171,7 +171,7 @@ func TestAddr2lineGoToolFormats(t *testing.T) {
 	targets := []objtest.Target{
 		objtest.LinuxAMD64, objtest.Linux386, objtest.LinuxARM64, objtest.LinuxPPC64,
 		objtest.LinuxS390X, objtest.LinuxStripped,
-		objtest.DarwinARM64, objtest.WindowsAMD64, objtest.Plan9386,
+		objtest.DarwinARM64, objtest.WindowsAMD64, objtest.Plan9386, objtest.AIXPPC64,
 	}
 	for _, target := range targets {
 		t.Run(target.Name, func(t *testing.T) {

@@ -1,8 +1,9 @@
 // Command gosym reads the Go symbol tables of executables built by any Go
-// release from 1.2 on, for any operating system (ELF, Mach-O, PE and Plan 9
-// files) and architecture, stripped or not. It symbolizes addresses, lists
-// functions, their lines and inlined calls, disassembles functions with
-// their inline stacks, and exports the tables for profilers.
+// release from 1.2 on, for any operating system (ELF, Mach-O, PE, Plan 9,
+// XCOFF and WebAssembly files) and architecture, stripped or not. It
+// symbolizes addresses, lists functions, their lines and inlined calls,
+// disassembles functions with their inline stacks, and exports the tables
+// for profilers.
 //
 // Usage:
 //
@@ -16,7 +17,7 @@
 // does not exist, a bad address) and 2 on bad usage. Error messages name
 // the file and the cause, such as "gosym: /bin/ls: no Go symbol table",
 // "gosym: notes.txt: object: unknown format (magic 68 65 6c 6c; reads ELF,
-// Mach-O, PE and Plan 9)" or "gosym: prog: corrupt symbol table: pclntab
+// Mach-O, PE, Plan 9, XCOFF and WebAssembly)" or "gosym: prog: corrupt symbol table: pclntab
 // claims 1099511627776 functions, more than fit".
 //
 // Addresses are hexadecimal, with or without 0x (or 0X), and are link-time
@@ -58,8 +59,8 @@
 // Of an ELF file, only the static symbol table (.symtab) counts, not the
 // dynamic one (.dynsym) that stripping keeps, which holds every Go symbol
 // in a program that imports package plugin.
-// Whether it has DWARF (a section .debug_info, .zdebug_info, __debug_info
-// or __zdebug_info) is reported separately, so "-ldflags=-s" (no symbols, and
+// Whether it has DWARF (a section .debug_info, .zdebug_info, __debug_info,
+// __zdebug_info or, in XCOFF, .dwinfo) is reported separately, so "-ldflags=-s" (no symbols, and
 // no DWARF either) and "-ldflags=-w" (no DWARF) builds can be told apart.
 // The number of files is the table's own count from Go 1.16 on; older tables
 // do not keep one, and info counts the distinct files of every function's

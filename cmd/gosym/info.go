@@ -142,5 +142,5 @@ func hasSection(obj object.Object, names ...string) bool {
 
 // hasDWARF reports whether obj has DWARF debugging information.
 func hasDWARF(obj object.Object) bool {
-	return hasSection(obj, ".debug_info", ".zdebug_info", "__debug_info", "__zdebug_info")
+	return hasSection(obj, ".debug_info", ".zdebug_info", "__debug_info", "__zdebug_info", ".dwinfo")
 }

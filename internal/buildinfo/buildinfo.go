@@ -26,7 +26,9 @@ func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Spac
 // as debug/buildinfo reads them: mod is the text runtime/debug parses
 // (without the sentinels that bracket it in the binary), "" when the
 // binary was built outside a module. Both are "" when obj has no build
-// info. The strings are copies: they stay valid after obj is closed.
+// info, but for a WebAssembly module, which has none: its "producers"
+// section names the release (and no module). The strings are copies: they
+// stay valid after obj is closed.
 func Read(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) (vers, mod string) {
 	for _, i := range candidates(secs) {
 		data, err := obj.SectionData(i)
@@ -37,7 +39,7 @@ func Read(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) 
 			return vers, mod
 		}
 	}
-	return "", ""
+	return producersVersion(obj, secs), ""
 }
 
 // candidates returns the sections that may hold the blob: the dedicated

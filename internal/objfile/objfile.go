@@ -1,5 +1,6 @@
 // Package objfile holds what the format decoders (internal/elffile,
-// internal/machofile, internal/pefile, internal/plan9file) have in common:
+// internal/machofile, internal/pefile, internal/plan9file,
+// internal/xcofffile, internal/wasmfile) have in common:
 // the Decoder interface they implement, their section and symbol types,
 // and the helpers that read sections and symbol tables.
 //
@@ -29,7 +30,7 @@ type Decoder interface {
 	// read (all or part of it); a symbol read before the failure is still
 	// found.
 	LookupSymbol(name string) (s Symbol, ok bool, err error)
-	// Format returns "elf", "macho", "pe" or "plan9".
+	// Format returns "elf", "macho", "pe", "plan9", "xcoff" or "wasm".
 	Format() string
 	// Arch returns the GOARCH name of the target ("amd64", "arm64", ...),
 	// or "" when the machine is unknown.

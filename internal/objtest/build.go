@@ -51,14 +51,20 @@ var (
 	Windows386    = Target{GOOS: "windows", GOARCH: "386", Name: "windows_386"}
 	Plan9AMD64    = Target{GOOS: "plan9", GOARCH: "amd64", Name: "plan9_amd64"}
 	Plan9386      = Target{GOOS: "plan9", GOARCH: "386", Name: "plan9_386"}
+	AIXPPC64      = Target{GOOS: "aix", GOARCH: "ppc64", Name: "aix_ppc64"}
+	AIXStripped   = Target{GOOS: "aix", GOARCH: "ppc64", Flags: []string{"-ldflags=-s -w"}, Name: "aix_ppc64_sw"}
+	JSWasm        = Target{GOOS: "js", GOARCH: "wasm", Name: "js_wasm"}
+	WASIP1Wasm    = Target{GOOS: "wasip1", GOARCH: "wasm", Name: "wasip1_wasm"}
 )
 
-// ELF, MachO, PE and Plan9 list the targets of each format.
+// ELF, MachO, PE, Plan9, XCOFF and Wasm list the targets of each format.
 var (
 	ELF   = []Target{LinuxAMD64, Linux386, LinuxARM64, LinuxPPC64, LinuxS390X, LinuxPIE, LinuxStripped}
 	MachO = []Target{DarwinAMD64, DarwinARM64}
 	PE    = []Target{WindowsAMD64, Windows386}
 	Plan9 = []Target{Plan9AMD64, Plan9386}
+	XCOFF = []Target{AIXPPC64, AIXStripped}
+	Wasm  = []Target{JSWasm, WASIP1Wasm}
 )
 
 // program is the test program: small, with a few symbols worth finding.

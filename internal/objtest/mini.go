@@ -12,7 +12,10 @@ import (
 // seed fuzz targets (fuzzing a whole binary is slow, and mutations rarely
 // hit the headers): the same headers, sections and segments, but at most
 // 64 bytes of each section's contents, 32 symbols and 2 KiB of symbol
-// names. It knows ELF, 64-bit little-endian Mach-O, PE and Plan 9 files.
+// names. It knows ELF, 64-bit little-endian Mach-O, PE, Plan 9 and 64-bit
+// XCOFF files; of a WebAssembly module it keeps 64 bytes of the code, the
+// first 32 data segments (64 bytes of each) and the first 32 function
+// names.
 func Mini(tb testing.TB, data []byte) []byte {
 	tb.Helper()
 	switch {
@@ -22,6 +25,10 @@ func Mini(tb testing.TB, data []byte) []byte {
 		return miniMachO(data)
 	case bytes.HasPrefix(data, []byte("MZ")):
 		return miniPE(data)
+	case binary.BigEndian.Uint16(data) == 0x01f7:
+		return miniXCOFF(data)
+	case bytes.HasPrefix(data, []byte("\x00asm")):
+		return miniWasm(tb, data)
 	case binary.BigEndian.Uint32(data)&^0x8000 < 0x1000:
 		return miniPlan9(data)
 	}
@@ -194,4 +201,101 @@ func miniPlan9(data []byte) []byte {
 	be.PutUint32(out[8:], 64)           // data
 	be.PutUint32(out[16:], uint32(end)) // syms
 	return out
+}
+
+func miniXCOFF(data []byte) []byte {
+	const fileHeaderSize, sectionHeaderSize, symSize = 24, 72, 18
+	be := binary.BigEndian
+	nsect := int(be.Uint16(data[2:]))
+	symoff, nsyms := be.Uint64(data[8:]), be.Uint32(data[20:])
+	sects := fileHeaderSize + int(be.Uint16(data[16:]))
+	a := &appender{out: bytes.Clone(data[:sects+nsect*sectionHeaderSize]), align: 8}
+	for i := range nsect {
+		sh := sects + i*sectionHeaderSize
+		size, off := be.Uint64(a.out[sh+24:]), be.Uint64(a.out[sh+32:])
+		if off == 0 {
+			continue
+		}
+		n := min(size, 64)
+		be.PutUint64(a.out[sh+24:], n)
+		be.PutUint64(a.out[sh+32:], a.add(data[off:off+n]))
+	}
+	// 32 symbols, each with its auxiliary entries, then the string table
+	// cut to 2 KiB.
+	end := uint64(0)
+	for range 32 {
+		end += symSize * (1 + uint64(data[symoff+end+17]))
+	}
+	n := min(uint32(end/symSize), nsyms)
+	strtab := data[symoff+uint64(nsyms)*symSize:]
+	strsize := min(be.Uint32(strtab), 2048)
+	newSymoff := a.add(data[symoff : symoff+uint64(n)*symSize])
+	a.out = append(a.out, strtab[:strsize]...)
+	be.PutUint32(a.out[len(a.out)-int(strsize):], strsize)
+	be.PutUint64(a.out[8:], newSymoff)
+	be.PutUint32(a.out[20:], n)
+	return a.out
+}
+
+// miniWasm rewrites the sections of a WebAssembly module, each after its
+// id and size (LEB128).
+func miniWasm(tb testing.TB, data []byte) []byte {
+	out := bytes.Clone(data[:8])
+	for off := 8; off < len(data); {
+		id := data[off]
+		size, n := binary.Uvarint(data[off+1:])
+		body := data[off+1+n : off+1+n+int(size)]
+		off += 1 + n + int(size)
+		switch {
+		case id == 10: // code: cut
+			body = body[:min(len(body), 64)]
+		case id == 11: // data: 32 segments of at most 64 bytes
+			body = miniVec(body, 32, func(b []byte) (int, []byte) {
+				// flags 0, i32.const offset, end, size, bytes
+				k := 2
+				for b[k]&0x80 != 0 {
+					k++
+				}
+				k += 2
+				sz, m := binary.Uvarint(b[k:])
+				keep := min(sz, 64)
+				e := binary.AppendUvarint(bytes.Clone(b[:k]), keep)
+				return k + m + int(sz), append(e, b[k+m:k+m+int(keep)]...)
+			})
+		case id == 0 && bytes.HasPrefix(body, []byte("\x04name")): // 32 function names
+			sub := body[5:]
+			if sub[0] == 1 {
+				_, m := binary.Uvarint(sub[1:])
+				names := miniVec(sub[1+m:], 32, func(b []byte) (int, []byte) {
+					_, i := binary.Uvarint(b)
+					l, j := binary.Uvarint(b[i:])
+					return i + j + int(l), b[:i+j+int(l)]
+				})
+				body = append(append([]byte("\x04name\x01"), binary.AppendUvarint(nil, uint64(len(names)))...), names...)
+			}
+		}
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+	}
+	if len(out) > 16<<10 {
+		tb.Fatalf("miniWasm: %d bytes", len(out))
+	}
+	return out
+}
+
+// miniVec keeps the first max elements of a vector (a LEB128 count, then
+// the elements), each rewritten by elem, which returns its length in b
+// and its new bytes.
+func miniVec(b []byte, max uint64, elem func(b []byte) (int, []byte)) []byte {
+	count, n := binary.Uvarint(b)
+	b = b[n:]
+	keep := min(count, max)
+	var out []byte
+	for range keep {
+		l, e := elem(b)
+		out = append(out, e...)
+		b = b[l:]
+	}
+	return append(binary.AppendUvarint(nil, keep), out...)
 }

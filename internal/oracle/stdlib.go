@@ -36,6 +36,8 @@ type Stdlib struct {
 //     runtime.esymtab; text start = ImageBase + VirtualAddress of .text.
 //   - Plan 9: the same symbols, located in the text segment; text start =
 //     LoadAddress + HdrSize.
+//   - XCOFF (64-bit, AIX): the bytes between the symbols runtime.pclntab
+//     and runtime.epclntab; text start = address of .text.
 //
 // In every format the address of the symbol runtime.text, when the file
 // has it, overrides the text start, as cmd/internal/objfile does.
@@ -67,13 +69,15 @@ func newStdlib(data []byte, useSymtab bool) (*Stdlib, error) {
 		text, symText, symtab, pcln, err = elfTables(r)
 	case bytes.HasPrefix(data, []byte("MZ")):
 		text, symText, symtab, pcln, err = peTables(r)
+	case isXCOFF64(data):
+		text, symText, symtab, pcln, err = xcoffTables(data)
 	default:
 		if f, merr := macho.NewFile(r); merr == nil {
 			text, symText, symtab, pcln, err = machoTables(f)
 		} else if f, perr := plan9obj.NewFile(r); perr == nil {
 			text, symText, symtab, pcln, err = plan9Tables(f)
 		} else {
-			return nil, errors.New("oracle: not an ELF, Mach-O, PE or Plan 9 file")
+			return nil, errors.New("oracle: not an ELF, Mach-O, PE, Plan 9 or XCOFF file")
 		}
 	}
 	if err != nil {

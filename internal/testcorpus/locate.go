@@ -167,6 +167,8 @@ func FindPclntab(bin []byte) (PclntabHeader, error) {
 			sec := f.Sections[s.SectionNumber-1]
 			cands = append(cands, cand{int64(sec.Offset) + int64(s.Value), "symbol " + s.Name})
 		}
+	case Format(bin) == "xcoff":
+		// Found by the scan below.
 	default:
 		if _, err := plan9obj.NewFile(r); err != nil {
 			return PclntabHeader{}, errors.New("testcorpus: unknown executable format")
@@ -213,9 +215,11 @@ func isMachO(b []byte) bool {
 	return m == macho.Magic32 || m == macho.Magic64 || binary.BigEndian.Uint32(b) == macho.Magic32 || binary.BigEndian.Uint32(b) == macho.Magic64
 }
 
-// Format returns "elf", "macho", "pe", "plan9" or "".
+// Format returns "elf", "macho", "pe", "plan9", "xcoff" or "".
 func Format(bin []byte) string {
 	switch {
+	case len(bin) >= 24 && binary.BigEndian.Uint16(bin) == 0x01f7:
+		return "xcoff"
 	case bytes.HasPrefix(bin, []byte("\x7fELF")):
 		return "elf"
 	case isMachO(bin):
@@ -279,6 +283,10 @@ func HasDWARF(bin []byte) (dwarf, symbols bool) {
 		}
 		syms, _ := f.Symbols()
 		return false, len(syms) > 0
+	case "xcoff":
+		// debug/dwarf has no XCOFF reader: the DWARF oracle does not
+		// apply. Symbols: the header's symbol count.
+		return false, binary.BigEndian.Uint32(bin[20:]) > 0
 	}
 	return false, false
 }

@@ -1,0 +1,42 @@
+package wasmfile
+
+import "github.com/gosym-dev/gosym/internal/objfile"
+
+// LookupSymbol returns the function called name from the function names
+// of the "name" custom section (Go names with characters other than
+// letters, digits, '_' and '.' replaced by '_'). Its Addr is the function's entry PC in the
+// Go linker's address model, (FuncValueOffset + i)<<16 for the i-th
+// function the module defines (imported functions, which have no Go PC,
+// are left out). Size is 0. Data symbols are not recorded: the Go linker
+// writes none. The section is read on the first call.
+func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
+	return f.syms.Lookup(name, f.loadSymbols)
+}
+
+// loadSymbols adds the function names to f.syms.
+func (f *File) loadSymbols() error {
+	r := reader{data: f.names}
+	for r.off < uint64(len(r.data)) && r.err == nil {
+		id := r.byte()
+		sub := reader{data: r.bytes(r.uleb())}
+		if id != 1 { // function names
+			continue
+		}
+		n := sub.uleb()
+		for i := uint64(0); i < n && sub.err == nil; i++ {
+			idx := sub.uleb()
+			name := sub.name()
+			if sub.err != nil || idx < f.nimport || idx-f.nimport >= f.nfunc || name == "" {
+				continue
+			}
+			f.syms.Add(objfile.Symbol{Name: name, Addr: (FuncValueOffset + idx - f.nimport) << 16})
+		}
+		if sub.err != nil {
+			return formatError("name section: %v", sub.err)
+		}
+	}
+	if r.err != nil {
+		return formatError("name section: %v", r.err)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package xcofffile
+
+import "github.com/gosym-dev/gosym/internal/objfile"
+
+// Storage classes of the symbols LookupSymbol finds, and the special
+// section numbers.
+const (
+	classExt     = 2   // C_EXT: external symbol
+	classHidExt  = 107 // C_HIDEXT: static (unnamed external) symbol
+	classWeakExt = 111 // C_WEAKEXT: weak external symbol
+	symTypeFunc  = 0x20
+)
+
+// Symbol types of a csect auxiliary entry (x_smtyp & 7).
+const (
+	xtySD = 1 // section definition: x_scnlen is the csect's length
+	xtyLD = 2 // label definition: x_scnlen is the containing csect's index
+	xtyCM = 3 // common: x_scnlen is the length
+)
+
+// LookupSymbol returns the symbol called name from the symbol table: the
+// external, static and weak symbols (C_EXT, C_HIDEXT, C_WEAKEXT) defined
+// in a section, with their address (n_value, a virtual address in an
+// executable). Size is the function size of the symbol's function
+// auxiliary entry, else the length of the csect a section definition or
+// common symbol describes, else 0. Where several share a name, the first
+// one wins. The table is read on the first call.
+func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
+	return f.syms.Lookup(name, f.loadSymbols)
+}
+
+// loadSymbols adds the symbols of the symbol table to f.syms.
+func (f *File) loadSymbols() error {
+	if f.symoff == 0 || f.nsyms == 0 {
+		return nil
+	}
+	if f.nsyms > uint64(len(f.data))/symbolSize {
+		return formatError("%d symbols do not fit in the file", f.nsyms)
+	}
+	tab, err := sub(f.data, f.symoff, f.nsyms*symbolSize, "symbol table")
+	if err != nil {
+		return err
+	}
+	strtab := f.stringTable(f.symoff + f.nsyms*symbolSize)
+	for len(tab) >= symbolSize {
+		s := tab[:symbolSize]
+		naux := int(s[17])
+		aux := tab[symbolSize:min(len(tab), (1+naux)*symbolSize)]
+		tab = tab[min(len(tab), (1+naux)*symbolSize):]
+
+		var value uint64
+		var section int16
+		var name string
+		var ok bool
+		if f.is64 {
+			value, section = be.Uint64(s[0:]), int16(be.Uint16(s[12:]))
+			name, ok = stringAt(strtab, be.Uint32(s[8:]))
+		} else {
+			value, section = uint64(be.Uint32(s[8:])), int16(be.Uint16(s[12:]))
+			if be.Uint32(s[0:]) != 0 {
+				name, ok = cstring(s[:8]), true
+			} else {
+				name, ok = stringAt(strtab, be.Uint32(s[4:]))
+			}
+		}
+		class := s[16]
+		if !ok || name == "" || class != classExt && class != classHidExt && class != classWeakExt ||
+			section <= 0 || int(section) > len(f.secs.Headers) {
+			continue
+		}
+		f.syms.Add(objfile.Symbol{Name: name, Addr: value, Size: f.symbolSize(be.Uint16(s[14:]), aux)})
+	}
+	return nil
+}
+
+// symbolSize returns the size of a symbol of type typ (n_type) from its
+// auxiliary entries: the function auxiliary entry (x_fsize) of a
+// function that has one, else the csect length of a section definition or
+// common symbol (the csect entry is the last auxiliary entry), else 0.
+func (f *File) symbolSize(typ uint16, aux []byte) uint64 {
+	n := len(aux) / symbolSize
+	if n == 0 {
+		return 0
+	}
+	if typ&symTypeFunc != 0 && n > 1 {
+		// x_fsize: offset 8 in XCOFF64's AUX_FCN, 4 in XCOFF32's.
+		if f.is64 {
+			return uint64(be.Uint32(aux[8:]))
+		}
+		return uint64(be.Uint32(aux[4:]))
+	}
+	cs := aux[(n-1)*symbolSize:]
+	if smtyp := cs[10] & 7; smtyp != xtySD && smtyp != xtyCM {
+		return 0
+	}
+	if f.is64 {
+		// x_scnlen_lo at 0, x_scnlen_hi at 12.
+		return uint64(be.Uint32(cs[12:]))<<32 | uint64(be.Uint32(cs[0:]))
+	}
+	return uint64(be.Uint32(cs[0:]))
+}
+
+// stringTable returns the string table at off (after the symbol table):
+// its 4-byte length, which counts itself, then the strings. A missing or
+// truncated table gives nil or what is there.
+func (f *File) stringTable(off uint64) []byte {
+	if off > uint64(len(f.data)) || uint64(len(f.data))-off < 4 {
+		return nil
+	}
+	n := uint64(be.Uint32(f.data[off:]))
+	return f.data[off:min(uint64(len(f.data)), off+n)]
+}
+
+// stringAt returns the NUL-terminated string at offset off of the string
+// table; offsets below 4 fall in the length field and are invalid.
+func stringAt(strtab []byte, off uint32) (string, bool) {
+	if off < 4 || uint64(off) >= uint64(len(strtab)) {
+		return "", false
+	}
+	return cstring(strtab[off:]), true
+}
