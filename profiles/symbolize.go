@@ -1,0 +1,239 @@
+package profiles
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+
+	"github.com/google/pprof/profile"
+	"github.com/gosym-dev/gosym/gosym"
+)
+
+// Stats says what Symbolize did.
+type Stats struct {
+	Locations  int // locations of the profile before symbolization
+	Symbolized int // locations given frames from a binary
+	NotGo      int // locations in a matched mapping but in no Go function, left as they were
+	Unmatched  int // locations of mappings (or of no mapping) that no binary matched
+	Removed    int // locations whose every frame was a hidden wrapper, removed from the samples
+	// UnmatchedMappings lists, for each mapping no binary matched, its File (or
+	// its BuildID when it names no file); mappings without a file
+	// (anonymous memory, the vdso) are left out.
+	UnmatchedMappings []string
+}
+
+// Symbolize gives the locations of p their frames, from the Go symbol
+// tables of the binaries tabs, matched with p's mappings by build ID (see
+// the package documentation). It changes p in place: the lines of every
+// location of a matched mapping are replaced, its functions created, the
+// mapping's HasFunctions, HasFilenames, HasLineNumbers and HasInlineFrames
+// set. Locations of other mappings keep what they had.
+//
+// It returns an error if a binary's object cannot be read, or if a table
+// turns out to be corrupted (an error wrapping gosym.ErrCorrupted); p may
+// then be partly symbolized.
+func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, error) {
+	o := makeOptions(opts)
+	st := Stats{Locations: len(p.Location)}
+	bins := make([]*binary, len(tabs))
+	for i, tab := range tabs {
+		b, err := newBinary(tab)
+		if err != nil {
+			return st, err
+		}
+		bins[i] = b
+	}
+	byMapping := matchMappings(p, bins)
+	for _, mp := range p.Mapping {
+		if byMapping[mp] == nil && (mp.File != "" && mp.File[0] != '[' || mp.BuildID != "") {
+			st.UnmatchedMappings = append(st.UnmatchedMappings, cmp.Or(mp.File, mp.BuildID))
+		}
+	}
+
+	var caller map[*profile.Location]bool
+	if o.returnAddresses {
+		caller = callers(p)
+	}
+	s := symbolizer{funcs: make(map[funcKey]*profile.Function), nextID: maxFunctionID(p) + 1}
+	frames := make(map[*profile.Location][]gosym.Location) // the frames found, wrappers included
+	for _, loc := range p.Location {
+		b := byMapping[loc.Mapping]
+		if loc.Mapping == nil && len(bins) == 1 {
+			b = bins[0]
+		}
+		if b == nil {
+			st.Unmatched++
+			continue
+		}
+		pc, ok := b.linkAddr(loc.Mapping, loc.Address)
+		if ok && caller[loc] && pc > 0 {
+			pc--
+		}
+		if !ok {
+			st.NotGo++
+			continue
+		}
+		fr, err := s.resolve(b, pc)
+		switch {
+		case errors.Is(err, gosym.ErrPCNotFound):
+			// In no Go function. This is where the object's symbol
+			// table would name C functions.
+			st.NotGo++
+			continue
+		case err != nil:
+			return st, err
+		}
+		frames[loc] = fr
+		st.Symbolized++
+		if mp := loc.Mapping; mp != nil {
+			mp.HasFunctions, mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true, true
+		}
+	}
+
+	var shown map[*profile.Location]bool
+	if !o.wrappers {
+		shown = wrappersShown(p, frames)
+	}
+	var removed map[*profile.Location]bool
+	for loc, fr := range frames {
+		loc.Line = loc.Line[:0]
+		for i, f := range fr {
+			if f.Wrapper && !o.wrappers && !(i > 0 && isPanic(fr[i-1].Function) || i == 0 && shown[loc]) {
+				continue
+			}
+			loc.Line = append(loc.Line, profile.Line{Function: s.function(f), Line: int64(f.Line)})
+		}
+		if len(loc.Line) == 0 {
+			if removed == nil {
+				removed = make(map[*profile.Location]bool)
+			}
+			removed[loc] = true
+		}
+	}
+	st.Removed = len(removed)
+	if removed != nil {
+		for _, sm := range p.Sample {
+			sm.Location = slices.DeleteFunc(sm.Location, func(l *profile.Location) bool { return removed[l] })
+		}
+		p.Location = slices.DeleteFunc(p.Location, func(l *profile.Location) bool { return removed[l] })
+	}
+	p.Function = append(p.Function, s.added...)
+	removeUnusedFunctions(p)
+	return st, nil
+}
+
+// symbolizer resolves PCs and makes the profile's functions.
+type symbolizer struct {
+	buf    []gosym.Location
+	funcs  map[funcKey]*profile.Function
+	added  []*profile.Function
+	nextID uint64
+}
+
+type funcKey struct {
+	name, file string
+	start      uint32
+}
+
+// resolve returns the frames at link-time address pc of b, innermost
+// first, in a new slice.
+func (s *symbolizer) resolve(b *binary, pc uint64) ([]gosym.Location, error) {
+	var err error
+	s.buf, err = b.tab.ResolveLocations(pc, s.buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	return append([]gosym.Location(nil), s.buf...), nil
+}
+
+// function returns the profile function of frame f, made on first use.
+func (s *symbolizer) function(f gosym.Location) *profile.Function {
+	k := funcKey{f.Function, f.File, f.StartLine}
+	fn := s.funcs[k]
+	if fn == nil {
+		fn = &profile.Function{ID: s.nextID, Name: f.Function, SystemName: f.Function, Filename: f.File, StartLine: int64(f.StartLine)}
+		s.nextID++
+		s.funcs[k] = fn
+		s.added = append(s.added, fn)
+	}
+	return fn
+}
+
+// isPanic reports whether a wrapper that called the function name is shown
+// in tracebacks: the runtime's elideWrapperCalling (runtime/traceback.go)
+// keeps wrappers that called gopanic, sigpanic or panicwrap.
+func isPanic(name string) bool {
+	switch name {
+	case "runtime.gopanic", "runtime.sigpanic", "runtime.panicwrap":
+		return true
+	}
+	return false
+}
+
+// wrappersShown returns the locations whose innermost frame is a wrapper
+// that the runtime shows: one that, in some sample, called a panic
+// function (the outermost frame of the location before it in the sample).
+// A wrapper at the innermost location of a sample called nothing the
+// runtime counts, and is hidden.
+func wrappersShown(p *profile.Profile, frames map[*profile.Location][]gosym.Location) map[*profile.Location]bool {
+	var shown map[*profile.Location]bool
+	for _, sm := range p.Sample {
+		for k := 1; k < len(sm.Location); k++ {
+			loc := sm.Location[k]
+			fr := frames[loc]
+			if len(fr) == 0 || !fr[0].Wrapper || shown[loc] {
+				continue
+			}
+			if callee := outermost(sm.Location[k-1], frames); isPanic(callee) {
+				if shown == nil {
+					shown = make(map[*profile.Location]bool)
+				}
+				shown[loc] = true
+			}
+		}
+	}
+	return shown
+}
+
+// outermost returns the function of loc's outermost frame: the one found
+// here, or the one loc already had.
+func outermost(loc *profile.Location, frames map[*profile.Location][]gosym.Location) string {
+	if fr := frames[loc]; len(fr) > 0 {
+		return fr[len(fr)-1].Function
+	}
+	if n := len(loc.Line); n > 0 && loc.Line[n-1].Function != nil {
+		return loc.Line[n-1].Function.Name
+	}
+	return ""
+}
+
+// callers returns the locations that some sample has in a caller's
+// position, not as its innermost location.
+func callers(p *profile.Profile) map[*profile.Location]bool {
+	m := make(map[*profile.Location]bool)
+	for _, sm := range p.Sample {
+		for _, loc := range sm.Location[min(1, len(sm.Location)):] {
+			m[loc] = true
+		}
+	}
+	return m
+}
+
+func maxFunctionID(p *profile.Profile) uint64 {
+	var id uint64
+	for _, f := range p.Function {
+		id = max(id, f.ID)
+	}
+	return id
+}
+
+// removeUnusedFunctions drops the functions no location refers to.
+func removeUnusedFunctions(p *profile.Profile) {
+	used := make(map[*profile.Function]bool, len(p.Function))
+	for _, loc := range p.Location {
+		for _, ln := range loc.Line {
+			used[ln.Function] = true
+		}
+	}
+	p.Function = slices.DeleteFunc(p.Function, func(f *profile.Function) bool { return !used[f] })
+}
