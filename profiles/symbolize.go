@@ -95,7 +95,11 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		shown = wrappersShown(p, frames)
 	}
 	var removed map[*profile.Location]bool
-	for loc, fr := range frames {
+	for _, loc := range p.Location { // in order: function IDs do not depend on map order
+		fr, ok := frames[loc]
+		if !ok {
+			continue
+		}
 		loc.Line = loc.Line[:0]
 		for i, f := range fr {
 			if f.Wrapper && !o.wrappers && !(i > 0 && isPanic(fr[i-1].Function) || i == 0 && shown[loc]) {

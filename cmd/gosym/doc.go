@@ -2,14 +2,15 @@
 // release from 1.2 on, for any operating system (ELF, Mach-O, PE and Plan 9
 // files) and architecture, stripped or not. It symbolizes addresses, lists
 // functions, their lines and inlined calls, disassembles functions with
-// their inline stacks, and exports the tables for profilers.
+// their inline stacks, exports the tables for profilers, and symbolizes
+// pprof profiles.
 //
 // Usage:
 //
 //	gosym <command> [flags] BINARY [args]
 //
-// The commands are info, funcs, addr2line, inlines, lines, disasm and
-// lidia. Each takes -h ("gosym help CMD" is the same), which prints its
+// The commands are info, funcs, addr2line, inlines, lines, disasm, lidia
+// and pprof. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -217,4 +218,21 @@
 // temporary name and renamed when complete; "-o -" writes to standard
 // output. When standard error is a terminal and the work takes more than a
 // second, a progress line there shows the time spent and the bytes written.
+//
+// # pprof
+//
+//	gosym pprof [-o OUT] [-wrappers] [-returnaddrs] PROFILE BINARY...
+//
+// Pprof symbolizes PROFILE, a pprof profile holding addresses and mappings
+// (gzip-compressed or not), from the binaries, stripped or not, and writes
+// it to OUT, or to standard output without -o: every location gets its
+// whole inline stack, innermost first, with function names, files, lines
+// and start lines, so that `go tool pprof` shows the inlined calls. Each
+// mapping of the profile is matched with a binary by its build ID (GNU or
+// Go); when the profile records none and one binary is given, that binary
+// is the main mapping's. Locations in other mappings keep what they had.
+// Wrapper frames are hidden as runtime tracebacks hide them, unless
+// -wrappers; -returnaddrs says that the addresses are raw return
+// addresses rather than the call addresses runtime/pprof records. See
+// package profiles for the details.
 package main

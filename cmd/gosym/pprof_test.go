@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+var pprofSink int
+
+// cpuWork keeps the CPU busy in inlined and not inlined calls.
+func cpuWork(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		ss := make([]string, 500)
+		for i := range ss {
+			ss[i] = strconv.Itoa(i * 7919 % 1000)
+		}
+		sort.Strings(ss)
+		pprofSink += len(strings.Join(ss, ","))
+	}
+}
+
+// TestPprof records a CPU and a heap profile of the test binary, which
+// runtime/pprof symbolizes, strips them to addresses and mappings, runs
+// gosym pprof on them with the test binary, and compares every location
+// with the runtime's, and `go tool pprof -traces` of both.
+func TestPprof(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	var cpu bytes.Buffer
+	if err := pprof.StartCPUProfile(&cpu); err != nil {
+		t.Skipf("CPU profiling: %v", err) // another test is profiling
+	}
+	cpuWork(500 * time.Millisecond)
+	pprof.StopCPUProfile()
+	var heap bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&heap, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"cpu", cpu.Bytes()}, {"heap", heap.Bytes()}} {
+		t.Run(c.name, func(t *testing.T) {
+			orig, err := profile.ParseData(c.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stripped := orig.Copy()
+			for _, l := range stripped.Location {
+				l.Line = nil
+			}
+			stripped.Function = nil
+			for _, m := range stripped.Mapping {
+				m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames = false, false, false, false
+			}
+			in := filepath.Join(dir, c.name+".stripped.pb.gz")
+			writeProfileFile(t, in, stripped)
+			origPath := filepath.Join(dir, c.name+".pb.gz")
+			writeProfileFile(t, origPath, orig)
+
+			out := filepath.Join(dir, c.name+".symbolized.pb.gz")
+			if got := mustRun(t, "", "pprof", "-o", out, in, exe); got != "" {
+				t.Errorf("stdout %q", got)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Without -o, the same bytes on standard output.
+			if got := mustRun(t, "", "pprof", in, exe); got != string(data) {
+				t.Errorf("standard output differs from -o OUT")
+			}
+			got, err := profile.ParseData(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byID := make(map[uint64]*profile.Location)
+			for _, l := range got.Location {
+				byID[l.ID] = l
+			}
+			equal, sameName := 0, 0
+			for _, l := range orig.Location {
+				want, have := lineStrings(l.Line, true), lineStrings(linesOf(byID[l.ID]), true)
+				if slices.Equal(want, have) {
+					equal++
+					continue
+				}
+				// runtime/pprof keys functions by name: the file of
+				// a frame may be another function's of that name.
+				if slices.Equal(lineStrings(l.Line, false), lineStrings(linesOf(byID[l.ID]), false)) {
+					sameName++
+					continue
+				}
+				t.Errorf("location %#x: runtime %q, gosym pprof %q", l.Address, want, have)
+			}
+			if equal == 0 || sameName > equal/100 {
+				t.Errorf("%d of %d locations equal, %d differ in files only", equal, len(orig.Location), sameName)
+			}
+			// What a user looks at.
+			pp := goTool(t, "pprof")
+			want := runTool(t, "", pp, "-traces", origPath)
+			have := runTool(t, "", pp, "-traces", out)
+			if !strings.Contains(have, "(inline)") {
+				t.Errorf("go tool pprof -traces shows no inlined frame:\n%s", have)
+			}
+			if want != have {
+				t.Errorf("go tool pprof -traces differ:\nruntime:\n%s\ngosym pprof:\n%s", want, have)
+			}
+		})
+	}
+}
+
+// linesOf returns l's lines, nil for a nil l.
+func linesOf(l *profile.Location) []profile.Line {
+	if l == nil {
+		return nil
+	}
+	return l.Line
+}
+
+// lineStrings formats lines for comparison, with or without files.
+func lineStrings(lines []profile.Line, files bool) []string {
+	var out []string
+	for _, ln := range lines {
+		s := ln.Function.Name + ":" + strconv.FormatInt(ln.Line, 10)
+		if files {
+			s += " " + ln.Function.Filename + " start " + strconv.FormatInt(ln.Function.StartLine, 10)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func writeProfileFile(t *testing.T, path string, p *profile.Profile) {
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
