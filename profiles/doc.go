@@ -14,10 +14,11 @@
 //
 // Each of the profile's mappings is matched with a binary by build ID: the
 // mapping's BuildID is compared with the binary's GNU build ID and with
-// its Go build ID ([object.BuildIDs]). When the profile names no build ID
-// at all and one binary is given, that binary is the main mapping's (the
-// first mapping, as the profile format defines it) and every other
-// mapping of the same file. A profile without mappings holds link-time
+// its Go build ID ([object.BuildIDs]). When one binary is given, no
+// mapping has its build IDs, and the main mapping (the first, as the
+// profile format defines it) has none, that binary is the main mapping's
+// and every other mapping's of the same file: runtime/pprof records GNU
+// build IDs only, which Go binaries have by default since Go 1.24. A profile without mappings holds link-time
 // addresses; one binary then symbolizes all of them.
 //
 // A location's address is a run-time address. It becomes a file offset in

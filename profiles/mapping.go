@@ -46,12 +46,10 @@ func (b *binary) matches(id string) bool {
 // no binary matches. See the package documentation, "Mappings".
 func matchMappings(p *profile.Profile, bins []*binary) map[*profile.Mapping]*binary {
 	m := make(map[*profile.Mapping]*binary, len(p.Mapping))
-	anyID := false
 	for _, mp := range p.Mapping {
 		if mp.BuildID == "" {
 			continue
 		}
-		anyID = true
 		for _, b := range bins {
 			if b.matches(mp.BuildID) {
 				m[mp] = b
@@ -59,7 +57,10 @@ func matchMappings(p *profile.Profile, bins []*binary) map[*profile.Mapping]*bin
 			}
 		}
 	}
-	if !anyID && len(bins) == 1 && len(p.Mapping) > 0 {
+	if len(bins) == 1 && len(m) == 0 && len(p.Mapping) > 0 && p.Mapping[0].BuildID == "" {
+		// One binary, which no build ID matched, and a main mapping
+		// without one: that binary's (the shared libraries of the
+		// process may have build IDs, such as the dynamic loader's).
 		main := p.Mapping[0]
 		for _, mp := range p.Mapping {
 			if mp == main || (main.File != "" && mp.File == main.File) {

@@ -180,6 +180,18 @@ func compareProfile(t *testing.T, path string, row *tally, minor int) {
 	gotLoc := locationsByID(got)
 	wrapLoc := locationsByID(withWrappers)
 	byName := functionsByName(got)
+	nextFrames := make(map[*profile.Location][][]frame)
+	for _, sm := range orig.Sample {
+		for k := 0; k+1 < len(sm.Location); k++ {
+			var after []frame // the frames of the locations after k, up to 16
+			for _, l := range sm.Location[k+1:] {
+				if after = append(after, frames(l.Line)...); len(after) >= 16 {
+					break
+				}
+			}
+			nextFrames[sm.Location[k]] = append(nextFrames[sm.Location[k]], after)
+		}
+	}
 	for _, loc := range orig.Location {
 		row.locations++
 		want := frames(loc.Line)
@@ -188,7 +200,7 @@ func compareProfile(t *testing.T, path string, row *tally, minor int) {
 		if ok {
 			have = frames(g.lines())
 		}
-		if q := classify(want, have, frames(wrapLoc[loc.ID].lines()), byName, minor); q != "" {
+		if q := classify(want, have, frames(wrapLoc[loc.ID].lines()), nextFrames[loc], byName, minor); q != "" {
 			row.add(q, len(have)-len(want))
 			if strings.HasPrefix(q, "DIFFERENT") && row.failures < 10 {
 				row.failures++
@@ -235,9 +247,22 @@ const (
 	// line. Checked: the runtime's file and start line are those of
 	// another frame of that name in the profile.
 	quirkByName = "function keyed by name"
-	// Releases whose runtime/pprof records no inlined frames: the
-	// runtime's single frame is our outermost one.
+	// Releases whose runtime/pprof records only the physical frame of
+	// a location: the runtime's frames are a suffix of ours; the frames
+	// we add are counted.
 	quirkNoInline = "inline frames added"
+	// runtime/pprof put the outer frames of an inline stack in
+	// locations of their own, at made-up PCs (Go 1.12 and 1.13 for
+	// every inlined call; later releases for some CPU samples): the
+	// runtime's frames are the first of ours, and in every sample the
+	// locations after this one start with the rest of ours. Symbolize
+	// expands this location whole, so those frames appear twice in such
+	// samples; the frames added are counted.
+	quirkSplitInline = "inline stack split by the runtime"
+	// Go 1.10 and 1.11 name no function for the frame of a wrapper
+	// around an inlined method (function "", file "", line 0): ours
+	// with wrappers kept are the same but for the wrapper's name.
+	quirkNamelessWrapper = "runtime's nameless wrapper frame"
 	// Releases whose runtime/pprof keeps wrapper frames (before Go 1.12):
 	// the runtime's frames equal ours with wrappers kept.
 	quirkWrappers = "runtime keeps wrappers"
@@ -248,7 +273,10 @@ const (
 
 // classify returns "" if want and have are equal, else the quirk that
 // explains the difference, else a string starting with "DIFFERENT".
-func classify(want, have, withWrappers []frame, byName map[string][]frame, minor int) string {
+//
+// next holds, for each of the runtime's samples in which a location
+// follows this one, the frames of the locations after it.
+func classify(want, have, withWrappers []frame, next [][]frame, byName map[string][]frame, minor int) string {
 	if slices.Equal(want, have) {
 		return ""
 	}
@@ -270,11 +298,33 @@ func classify(want, have, withWrappers []frame, byName map[string][]frame, minor
 		}
 		return quirkByName
 	}
-	if len(want) == 1 && len(have) > 1 && want[0] == have[len(have)-1] {
+	if len(want) > 0 && len(want) < len(have) && slices.Equal(want, have[:len(want)]) && len(next) > 0 {
+		rest := have[len(want):]
+		split := true
+		for _, n := range next {
+			split = split && len(n) >= len(rest) && slices.Equal(n[:len(rest)], rest)
+		}
+		if split {
+			return quirkSplitInline
+		}
+	}
+	if len(want) > 0 && len(want) < len(have) && minor < 12 && slices.Equal(want, have[len(have)-len(want):]) {
 		return quirkNoInline
 	}
-	if len(want) == 1 && len(withWrappers) > 1 && want[0] == withWrappers[len(withWrappers)-1] && minor < 12 {
-		return quirkNoInline
+	if minor < 12 && len(want) == len(withWrappers) {
+		nameless := 0
+		for i := range want {
+			switch {
+			case want[i] == withWrappers[i]:
+			case want[i].Function == "" && want[i].Line == 0 && withWrappers[i].Function != "":
+				nameless++
+			default:
+				return "DIFFERENT"
+			}
+		}
+		if nameless > 0 {
+			return quirkNamelessWrapper
+		}
 	}
 	return "DIFFERENT"
 }
@@ -326,17 +376,17 @@ type tally struct {
 	release, variant, kind string
 	locations, equal       int
 	quirks                 map[string]int
-	added                  int // inline frames added where the runtime recorded none
+	added                  map[string]int // inline frames added, by quirk
 	failures               int
 }
 
 func (r *tally) add(q string, added int) {
 	if r.quirks == nil {
-		r.quirks = make(map[string]int)
+		r.quirks, r.added = make(map[string]int), make(map[string]int)
 	}
 	r.quirks[q]++
-	if q == quirkNoInline {
-		r.added += added
+	if q == quirkNoInline || q == quirkSplitInline {
+		r.added[q] += added
 	}
 }
 
@@ -353,8 +403,8 @@ func agreementTable(rows []*tally) string {
 				different += n
 			}
 			s := fmt.Sprintf("%d %s", n, q)
-			if q == quirkNoInline {
-				s += fmt.Sprintf(" (%d frames)", r.added)
+			if a := r.added[q]; a > 0 {
+				s += fmt.Sprintf(" (%d frames)", a)
 			}
 			qs = append(qs, s)
 		}
