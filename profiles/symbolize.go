@@ -55,25 +55,38 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		caller = callers(p)
 	}
 	s := symbolizer{funcs: make(map[funcKey]*profile.Function), nextID: maxFunctionID(p) + 1}
-	frames := make(map[*profile.Location][]gosym.Location) // the frames found, wrappers included
-	for _, loc := range p.Location {
-		b := byMapping[loc.Mapping]
-		if loc.Mapping == nil && len(bins) == 1 {
-			b = bins[0]
+	hadFunctions := len(p.Function) > 0
+	// The frames of p.Location[i], wrappers included, are
+	// all[spans[i].lo:spans[i].hi]; lo < 0 for a location not resolved.
+	all := make([]gosym.Location, 0, 2*len(p.Location))
+	spans := make([]span, len(p.Location))
+	innerWrapper := false // a location's innermost frame is a wrapper
+	var lastMp *profile.Mapping
+	var lastB *binary
+	for i, loc := range p.Location {
+		spans[i] = span{-1, -1}
+		b := lastB
+		if loc.Mapping != lastMp || i == 0 {
+			b = byMapping[loc.Mapping]
+			if loc.Mapping == nil && len(bins) == 1 {
+				b = bins[0]
+			}
+			lastMp, lastB = loc.Mapping, b
 		}
 		if b == nil {
 			st.Unmatched++
 			continue
 		}
 		pc, ok := b.linkAddr(loc.Mapping, loc.Address)
-		if ok && caller[loc] && pc > 0 {
-			pc--
-		}
 		if !ok {
 			st.NotGo++
 			continue
 		}
-		fr, err := s.resolve(b, pc)
+		if caller[loc] && pc > 0 {
+			pc--
+		}
+		var err error
+		s.buf, err = b.tab.ResolveLocations(pc, s.buf[:0])
 		switch {
 		case errors.Is(err, gosym.ErrPCNotFound):
 			// In no Go function. This is where the object's symbol
@@ -83,30 +96,35 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		case err != nil:
 			return st, err
 		}
-		frames[loc] = fr
+		spans[i] = span{len(all), len(all) + len(s.buf)}
+		all = append(all, s.buf...)
+		innerWrapper = innerWrapper || s.buf[0].Wrapper
 		st.Symbolized++
-		if mp := loc.Mapping; mp != nil {
+		if mp := loc.Mapping; mp != nil && !mp.HasInlineFrames {
 			mp.HasFunctions, mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true, true
 		}
 	}
 
 	var shown map[*profile.Location]bool
-	if !o.wrappers {
-		shown = wrappersShown(p, frames)
+	if !o.wrappers && innerWrapper {
+		shown = wrappersShown(p, all, spans)
 	}
 	var removed map[*profile.Location]bool
-	for _, loc := range p.Location { // in order: function IDs do not depend on map order
-		fr, ok := frames[loc]
-		if !ok {
+	lines := make([]profile.Line, 0, len(all)) // never grown: the locations' lines share it
+	for i, loc := range p.Location {           // in order: function IDs do not depend on map order
+		sp := spans[i]
+		if sp.lo < 0 {
 			continue
 		}
-		loc.Line = loc.Line[:0]
+		fr := all[sp.lo:sp.hi]
+		start := len(lines)
 		for i, f := range fr {
 			if f.Wrapper && !o.wrappers && !(i > 0 && isPanic(fr[i-1].Function) || i == 0 && shown[loc]) {
 				continue
 			}
-			loc.Line = append(loc.Line, profile.Line{Function: s.function(f), Line: int64(f.Line)})
+			lines = append(lines, profile.Line{Function: s.function(f), Line: int64(f.Line)})
 		}
+		loc.Line = lines[start:len(lines):len(lines)]
 		if len(loc.Line) == 0 {
 			if removed == nil {
 				removed = make(map[*profile.Location]bool)
@@ -122,9 +140,15 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		p.Location = slices.DeleteFunc(p.Location, func(l *profile.Location) bool { return removed[l] })
 	}
 	p.Function = append(p.Function, s.added...)
-	removeUnusedFunctions(p)
+	if hadFunctions {
+		// Lines replaced here may have been the last users of some.
+		removeUnusedFunctions(p)
+	}
 	return st, nil
 }
+
+// A span is the range of a location's frames in a slice of all frames.
+type span struct{ lo, hi int }
 
 // symbolizer resolves PCs and makes the profile's functions.
 type symbolizer struct {
@@ -137,17 +161,6 @@ type symbolizer struct {
 type funcKey struct {
 	name, file string
 	start      uint32
-}
-
-// resolve returns the frames at link-time address pc of b, innermost
-// first, in a new slice.
-func (s *symbolizer) resolve(b *binary, pc uint64) ([]gosym.Location, error) {
-	var err error
-	s.buf, err = b.tab.ResolveLocations(pc, s.buf[:0])
-	if err != nil {
-		return nil, err
-	}
-	return append([]gosym.Location(nil), s.buf...), nil
 }
 
 // function returns the profile function of frame f, made on first use.
@@ -178,17 +191,36 @@ func isPanic(name string) bool {
 // that the runtime shows: one that, in some sample, called a panic
 // function (the outermost frame of the location before it in the sample).
 // A wrapper at the innermost location of a sample called nothing the
-// runtime counts, and is hidden.
-func wrappersShown(p *profile.Profile, frames map[*profile.Location][]gosym.Location) map[*profile.Location]bool {
+// runtime counts, and is hidden. The frames of p.Location[i] are
+// all[spans[i].lo:spans[i].hi].
+func wrappersShown(p *profile.Profile, all []gosym.Location, spans []span) map[*profile.Location]bool {
+	index := make(map[*profile.Location]int, len(p.Location))
+	for i, loc := range p.Location {
+		index[loc] = i
+	}
+	frames := func(loc *profile.Location) []gosym.Location {
+		if sp := spans[index[loc]]; sp.lo >= 0 {
+			return all[sp.lo:sp.hi]
+		}
+		return nil
+	}
 	var shown map[*profile.Location]bool
 	for _, sm := range p.Sample {
 		for k := 1; k < len(sm.Location); k++ {
 			loc := sm.Location[k]
-			fr := frames[loc]
+			fr := frames(loc)
 			if len(fr) == 0 || !fr[0].Wrapper || shown[loc] {
 				continue
 			}
-			if callee := outermost(sm.Location[k-1], frames); isPanic(callee) {
+			// The callee: the outermost frame found for the location
+			// before, or the one it already had.
+			callee := ""
+			if fr := frames(sm.Location[k-1]); len(fr) > 0 {
+				callee = fr[len(fr)-1].Function
+			} else if l := sm.Location[k-1].Line; len(l) > 0 && l[len(l)-1].Function != nil {
+				callee = l[len(l)-1].Function.Name
+			}
+			if isPanic(callee) {
 				if shown == nil {
 					shown = make(map[*profile.Location]bool)
 				}
@@ -197,18 +229,6 @@ func wrappersShown(p *profile.Profile, frames map[*profile.Location][]gosym.Loca
 		}
 	}
 	return shown
-}
-
-// outermost returns the function of loc's outermost frame: the one found
-// here, or the one loc already had.
-func outermost(loc *profile.Location, frames map[*profile.Location][]gosym.Location) string {
-	if fr := frames[loc]; len(fr) > 0 {
-		return fr[len(fr)-1].Function
-	}
-	if n := len(loc.Line); n > 0 && loc.Line[n-1].Function != nil {
-		return loc.Line[n-1].Function.Name
-	}
-	return ""
 }
 
 // callers returns the locations that some sample has in a caller's
