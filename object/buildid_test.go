@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
@@ -125,4 +126,29 @@ func readelfBuildID(t *testing.T, readelf, path string) string {
 		return string(m[1])
 	}
 	return ""
+}
+
+// FuzzBuildIDs reads the build IDs of mutated files: no panic, and IDs no
+// longer than the notes that hold them allow.
+func FuzzBuildIDs(f *testing.F) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, buildIDTargets[len(buildIDTargets)-1], objtest.WindowsAMD64} {
+		mini := objtest.Mini(f, objtest.Binary(f, tg))
+		fuzzseed.Add(f, mini)
+		if tg.GOOS == "linux" {
+			fuzzseed.Add(f, objtest.StripSectionHeaders(f, mini))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := object.NewBytes(data)
+		if err != nil {
+			return
+		}
+		gnu, goID, err := object.BuildIDs(obj)
+		if err != nil {
+			return
+		}
+		if len(gnu) > 2<<10 || len(gnu)%2 != 0 || len(goID) > 1<<10 {
+			t.Fatalf("build IDs %q, %q", gnu, goID)
+		}
+	})
 }

@@ -34,11 +34,12 @@ import (
 
 // oracleReleases are the releases of the full run: 1.10 (the first whose
 // runtime/pprof writes the proto format with mappings and whose go command
-// has a build cache) to 1.27.
+// has a build cache) to 1.27, twelve of them, each release whose
+// runtime/pprof changed how it records stacks included (1.10–1.12,
+// 1.14, 1.21), then every other one.
 var oracleReleases = []string{
-	"go1.10.8", "go1.11.13", "go1.12.17", "go1.13.15", "go1.14.15", "go1.15.15",
-	"go1.16.15", "go1.17.13", "go1.18.10", "go1.19.13", "go1.20.14", "go1.21.13",
-	"go1.22.12", "go1.23.12", "go1.24.13", "go1.25.14", "go1.26.8", "go1.27.4",
+	"go1.10.8", "go1.11.13", "go1.12.17", "go1.14.15", "go1.16.15", "go1.18.10",
+	"go1.20.14", "go1.21.13", "go1.22.12", "go1.24.13", "go1.26.8", "go1.27.4",
 }
 
 // A variant is one way of building the test program. Every variant is

@@ -14,17 +14,20 @@ import (
 	"github.com/gosym-dev/gosym/profiles"
 )
 
-func init() { runtime.MemProfileRate = 1 }
-
 var allocSink [][]byte
 
 // selfProfile returns a heap profile of the test binary, symbolized by
 // runtime/pprof, and the binary's Table.
-func selfProfile(t *testing.T) (*profile.Profile, *gosym.Table) {
+func selfProfile(t testing.TB) (*profile.Profile, *gosym.Table) {
 	t.Helper()
+	// Every allocation recorded for a while, published by a GC.
+	rate := runtime.MemProfileRate
+	runtime.MemProfileRate = 1
 	for i := range 100 {
 		allocSink = append(allocSink, make([]byte, 16+i))
 	}
+	runtime.MemProfileRate = rate
+	runtime.GC()
 	var buf bytes.Buffer
 	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
 		t.Fatal(err)

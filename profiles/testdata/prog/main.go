@@ -139,7 +139,7 @@ func main() {
 		os.Exit(1)
 	}
 	works := append([]func(int) int{sortWork, stringWork, hashWork, jsonWork, mapWork}, extras...)
-	deadline := time.Now().Add(1500 * time.Millisecond)
+	deadline := time.Now().Add(time.Second)
 	var wg sync.WaitGroup
 	results := make([]int, 2)
 	for g := range results {
