@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
@@ -151,5 +152,50 @@ func writeProfileFile(t *testing.T, path string, p *profile.Profile) {
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadmeProfile runs the README's "Symbolize a profile" commands on a
+// CPU profile of a stripped build of profiles/testdata/prog, and checks
+// that go tool pprof shows inlined frames.
+func TestReadmeProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build and go run")
+	}
+	goCmd := goCommand(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Symbolize a profile\n")
+	_, block, ok2 := strings.Cut(section, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 || !strings.HasPrefix(block, "go run ./cmd/gosym pprof ") {
+		t.Fatalf("no profile commands in README.md:\n%s", block)
+	}
+	dir := t.TempDir()
+	app := filepath.Join(dir, "app")
+	build := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", app, ".")
+	build.Dir = filepath.Join("..", "..", "profiles", "testdata", "prog")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(app, filepath.Join(dir, "cpu.pb.gz"), filepath.Join(dir, "heap.pb.gz")).CombinedOutput(); err != nil {
+		t.Fatalf("app: %v\n%s", err, out)
+	}
+	// The files named in the commands, in dir; the commands run at the
+	// root of the repository.
+	script := strings.NewReplacer("cpu.pb.gz", filepath.Join(dir, "cpu.pb.gz"), "./app", app,
+		"cpu.symbolized.pb.gz", filepath.Join(dir, "cpu.symbolized.pb.gz")).Replace(block)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = filepath.Join("..", "..")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, errOut.Bytes())
+	}
+	if !bytes.Contains(out, []byte("(inline)")) || !bytes.Contains(out, []byte("main.main")) {
+		t.Errorf("%s\nshows no inlined frame or no main.main:\n%s", block, out)
 	}
 }
