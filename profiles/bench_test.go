@@ -86,9 +86,10 @@ func BenchmarkSymbolize(b *testing.B) {
 	defer tab.Close()
 	b.ReportAllocs()
 	var elapsed time.Duration
+	var q *profile.Profile
 	for b.Loop() {
 		b.StopTimer()
-		q := p.Copy()
+		q = p.Copy()
 		b.StartTimer()
 		t0 := time.Now()
 		st, err := profiles.Symbolize(q, []*gosym.Table{tab})
@@ -98,6 +99,16 @@ func BenchmarkSymbolize(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(p.Location))*float64(b.N)/elapsed.Seconds(), "locs/s")
+	b.ReportMetric(framesPerLocation(q), "frames/loc")
+}
+
+// framesPerLocation returns the average number of lines of p's locations.
+func framesPerLocation(p *profile.Profile) float64 {
+	n := 0
+	for _, l := range p.Location {
+		n += len(l.Line)
+	}
+	return float64(n) / float64(len(p.Location))
 }
 
 // BenchmarkGoToolPprof does the same work with `go tool pprof`'s local
@@ -162,4 +173,5 @@ func benchGoToolPprof(b *testing.B, symbolized bool) {
 			b.Fatalf("go tool pprof left location %#x unsymbolized", l.Address)
 		}
 	}
+	b.ReportMetric(framesPerLocation(q), "frames/loc")
 }
