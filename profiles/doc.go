@@ -18,8 +18,11 @@
 // mapping has its build IDs, and the main mapping (the first, as the
 // profile format defines it) has none, that binary is the main mapping's
 // and every other mapping's of the same file: runtime/pprof records GNU
-// build IDs only, which Go binaries have by default since Go 1.24. A profile without mappings holds link-time
-// addresses; one binary then symbolizes all of them.
+// build IDs only, which Go binaries have by default since Go 1.24. A
+// profile without any mapping holds link-time addresses; one binary then
+// symbolizes all of them. Nothing else is guessed: the locations of other
+// mappings, and those without a mapping in a profile that has some, are
+// left as they are.
 //
 // A location's address is a run-time address. It becomes a file offset in
 // its mapping (address − Start + Offset) and then the link-time address of

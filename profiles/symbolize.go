@@ -68,7 +68,7 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		b := lastB
 		if loc.Mapping != lastMp || i == 0 {
 			b = byMapping[loc.Mapping]
-			if loc.Mapping == nil && len(bins) == 1 {
+			if loc.Mapping == nil && len(p.Mapping) == 0 && len(bins) == 1 {
 				b = bins[0]
 			}
 			lastMp, lastB = loc.Mapping, b
@@ -100,7 +100,7 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		all = append(all, s.buf...)
 		innerWrapper = innerWrapper || s.buf[0].Wrapper
 		st.Symbolized++
-		if mp := loc.Mapping; mp != nil && !mp.HasInlineFrames {
+		if mp := loc.Mapping; mp != nil {
 			mp.HasFunctions, mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true, true
 		}
 	}
