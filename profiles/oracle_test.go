@@ -180,7 +180,7 @@ func compareProfile(t *testing.T, path string, row *tally, minor int) {
 	}
 	gotLoc := locationsByID(got)
 	wrapLoc := locationsByID(withWrappers)
-	byName := functionsByName(got)
+	byName := functionsByName(got, withWrappers)
 	nextFrames := make(map[*profile.Location][][]frame)
 	for _, sm := range orig.Sample {
 		for k := 0; k+1 < len(sm.Location); k++ {
@@ -265,7 +265,8 @@ const (
 	// with wrappers kept are the same but for the wrapper's name.
 	quirkNamelessWrapper = "runtime's nameless wrapper frame"
 	// Releases whose runtime/pprof keeps wrapper frames (before Go 1.12):
-	// the runtime's frames equal ours with wrappers kept.
+	// the runtime's frames equal ours with wrappers kept (or differ as
+	// quirkByName allows).
 	quirkWrappers = "runtime keeps wrappers"
 	// Addresses in no Go function (C code): the runtime has no name
 	// either; we leave them unsymbolized.
@@ -278,26 +279,17 @@ const (
 // next holds, for each of the runtime's samples in which a location
 // follows this one, the frames of the locations after it.
 func classify(want, have, withWrappers []frame, next [][]frame, byName map[string][]frame, minor int) string {
-	if slices.Equal(want, have) {
+	switch equal, byNameOnly := sameFrames(want, have, byName); {
+	case equal:
 		return ""
+	case byNameOnly:
+		return quirkByName
 	}
 	if len(have) == 0 && (len(want) == 0 || len(want) == 1 && want[0].Function == "") {
 		return quirkNotGo
 	}
-	if len(want) > 0 && slices.Equal(want, withWrappers) && minor < 12 {
+	if equal, byNameOnly := sameFrames(want, withWrappers, byName); len(want) > 0 && minor < 12 && (equal || byNameOnly) {
 		return quirkWrappers
-	}
-	if len(want) == len(have) {
-		for i := range want {
-			w, h := want[i], have[i]
-			if w == h {
-				continue
-			}
-			if w.Function != h.Function || w.Line != h.Line || !slices.Contains(byName[w.Function], frame{Function: w.Function, File: w.File, Start: w.Start}) {
-				return "DIFFERENT"
-			}
-		}
-		return quirkByName
 	}
 	if len(want) > 0 && len(want) < len(have) && slices.Equal(want, have[:len(want)]) && len(next) > 0 {
 		rest := have[len(want):]
@@ -330,13 +322,35 @@ func classify(want, have, withWrappers []frame, next [][]frame, byName map[strin
 	return "DIFFERENT"
 }
 
+// sameFrames reports whether want and have are equal, or equal but for
+// files and start lines that are those of another function of the same
+// name (byName).
+func sameFrames(want, have []frame, byName map[string][]frame) (equal, byNameOnly bool) {
+	if slices.Equal(want, have) {
+		return true, false
+	}
+	if len(want) != len(have) {
+		return false, false
+	}
+	for i, w := range want {
+		h := have[i]
+		if w != h && (w.Function != h.Function || w.Line != h.Line ||
+			!slices.Contains(byName[w.Function], frame{Function: w.Function, File: w.File, Start: w.Start})) {
+			return false, false
+		}
+	}
+	return false, true
+}
+
 // functionsByName returns the functions of p by name: for the
 // symbolized profile, the evidence that a runtime frame's file and start
 // line are those of another function of its name.
-func functionsByName(p *profile.Profile) map[string][]frame {
+func functionsByName(ps ...*profile.Profile) map[string][]frame {
 	m := make(map[string][]frame)
-	for _, f := range p.Function {
-		m[f.Name] = append(m[f.Name], frame{Function: f.Name, File: f.Filename, Start: f.StartLine})
+	for _, p := range ps {
+		for _, f := range p.Function {
+			m[f.Name] = append(m[f.Name], frame{Function: f.Name, File: f.Filename, Start: f.StartLine})
+		}
 	}
 	return m
 }

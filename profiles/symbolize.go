@@ -89,8 +89,11 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		s.buf, err = b.tab.ResolveLocations(pc, s.buf[:0])
 		switch {
 		case errors.Is(err, gosym.ErrPCNotFound):
-			// In no Go function. This is where the object's symbol
-			// table would name C functions.
+			// In no Go function (C code of a cgo binary). Left as it
+			// is. The place for the object's symbol table, once
+			// package object can list symbols: a function symbol of
+			// b's object holding pc gives a one-frame location with
+			// its name, kept in spans/all like the Go frames.
 			st.NotGo++
 			continue
 		case err != nil:
