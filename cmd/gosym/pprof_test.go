@@ -199,3 +199,36 @@ func TestReadmeProfile(t *testing.T) {
 		t.Errorf("%s\nshows no inlined frame or no main.main:\n%s", block, out)
 	}
 }
+
+// TestPprofErrors checks the messages for a profile or a binary that
+// cannot be read, and for binaries that match no mapping.
+func TestPprofErrors(t *testing.T) {
+	b := corpusEntry(t, "go1.26.8.linux-amd64")
+	dir := t.TempDir()
+	notProfile := filepath.Join(dir, "notprofile")
+	os.WriteFile(notProfile, []byte("hello, world\n"), 0o666)
+	// A profile of another binary: its mapping's build ID is the test
+	// binary's, which the corpus binary does not have.
+	var heap bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&heap, 0); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.pb.gz")
+	os.WriteFile(other, heap.Bytes(), 0o666)
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{notProfile, b.Path}, "gosym: " + notProfile + ": "},
+		{[]string{missing, b.Path}, "gosym: " + missing + ": no such file or directory"},
+		{[]string{other, missing}, "gosym: " + missing + ": no such file or directory"},
+		{[]string{other, notProfile}, "gosym: " + notProfile + ": object: "},
+		{[]string{other, b.Path}, "gosym: " + other + ": no location is in a mapping of the binaries given"},
+	} {
+		out, errOut, status := gosymCmd(t, "", append([]string{"pprof"}, c.args...)...)
+		if status != 1 || out != "" || !strings.HasPrefix(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("gosym pprof %q: status %d, stdout %q, stderr %q; want status 1 and %q", c.args, status, out, errOut, c.want)
+		}
+	}
+}
