@@ -41,6 +41,17 @@
 // − 1 instead, for every location that is not only ever the innermost of
 // its samples.
 //
+// # Stacks of runtime.Callers PCs
+//
+// runtime.Callers, since Go 1.12, lists a made-up PC for each caller of
+// an inlined call: the call site's PC, after the real one. Profiles made
+// of such PCs, one location each (runtime/pprof of Go 1.12 and 1.13, and
+// a few CPU samples of later releases up to 1.20), already spell out the
+// inline stack over several locations. A location whose next location,
+// in every sample, lies exactly at the call site of its innermost inlined
+// call and holds the rest of its frames keeps its innermost frame only,
+// as the runtime recorded it, so that no frame appears twice in a sample.
+//
 // # Wrappers
 //
 // Runtime tracebacks, and the stacks runtime/pprof records since Go 1.12,

@@ -239,3 +239,53 @@ func TestWrappers(t *testing.T) {
 		t.Errorf("WithWrappers: %+v, %v", st, err)
 	}
 }
+
+// callersInlined is inlined into callersOuter: runtime.Callers then
+// returns a made-up PC for callersOuter's frame after the real one.
+func callersInlined(pcs []uintptr) int { return runtime.Callers(1, pcs) }
+
+//go:noinline
+func callersOuter(pcs []uintptr) int { return callersInlined(pcs) }
+
+// TestCallersStack symbolizes a stack of runtime.Callers PCs, one
+// location per PC (as runtime/pprof of Go 1.12 and 1.13 recorded them),
+// in which an inlined call's caller has a location of its own: each
+// location must keep its innermost frame only, so that the frames are
+// runtime.CallersFrames's, none twice.
+func TestCallersStack(t *testing.T) {
+	_, tab := selfProfile(t)
+	pcs := make([]uintptr, 64)
+	pcs = pcs[:callersOuter(pcs)]
+	var want []frame
+	frs := runtime.CallersFrames(pcs)
+	for {
+		fr, more := frs.Next()
+		want = append(want, frame{Function: fr.Function, File: fr.File, Line: int64(fr.Line)})
+		if !more {
+			break
+		}
+	}
+	if inl, _ := tab.ResolveLocations(uint64(pcs[0]-1), nil); len(inl) < 2 || inl[0].Function != "github.com/gosym-dev/gosym/profiles_test.callersInlined" {
+		t.Fatalf("callersInlined is not inlined: %v", inl)
+	}
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
+	sm := &profile.Sample{Value: []int64{1}}
+	for i, pc := range pcs {
+		l := &profile.Location{ID: uint64(i + 1), Address: uint64(pc - 1)} // link-time addresses, no mapping
+		p.Location = append(p.Location, l)
+		sm.Location = append(sm.Location, l)
+	}
+	p.Sample = []*profile.Sample{sm}
+	if _, err := profiles.Symbolize(p, []*gosym.Table{tab}); err != nil {
+		t.Fatal(err)
+	}
+	var got []frame
+	for _, l := range p.Sample[0].Location {
+		for _, f := range frames(l.Line) {
+			got = append(got, frame{Function: f.Function, File: f.File, Line: f.Line})
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("frames:\n%v\nruntime.CallersFrames:\n%v", got, want)
+	}
+}

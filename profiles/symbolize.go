@@ -61,10 +61,11 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 	all := make([]gosym.Location, 0, 2*len(p.Location))
 	spans := make([]span, len(p.Location))
 	innerWrapper := false // a location's innermost frame is a wrapper
+	inlined := false      // a location has inlined frames
 	var lastMp *profile.Mapping
 	var lastB *binary
 	for i, loc := range p.Location {
-		spans[i] = span{-1, -1}
+		spans[i] = span{lo: -1, hi: -1}
 		b := lastB
 		if loc.Mapping != lastMp || i == 0 {
 			b = byMapping[loc.Mapping]
@@ -99,18 +100,29 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		case err != nil:
 			return st, err
 		}
-		spans[i] = span{len(all), len(all) + len(s.buf)}
+		spans[i] = span{len(all), len(all) + len(s.buf), pc, b}
 		all = append(all, s.buf...)
 		innerWrapper = innerWrapper || s.buf[0].Wrapper
+		inlined = inlined || len(s.buf) > 1
 		st.Symbolized++
 		if mp := loc.Mapping; mp != nil {
 			mp.HasFunctions, mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true, true
 		}
 	}
 
+	var index map[*profile.Location]int // p.Location's indices, when needed
+	if inlined || !o.wrappers && innerWrapper {
+		index = make(map[*profile.Location]int, len(p.Location))
+		for i, loc := range p.Location {
+			index[loc] = i
+		}
+	}
+	if inlined {
+		trimSplitStacks(p, all, spans, index)
+	}
 	var shown map[*profile.Location]bool
 	if !o.wrappers && innerWrapper {
-		shown = wrappersShown(p, all, spans)
+		shown = wrappersShown(p, all, spans, index)
 	}
 	var removed map[*profile.Location]bool
 	lines := make([]profile.Line, 0, len(all)) // never grown: the locations' lines share it
@@ -150,8 +162,75 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 	return st, nil
 }
 
-// A span is the range of a location's frames in a slice of all frames.
-type span struct{ lo, hi int }
+// A span is the range of a location's frames in a slice of all frames,
+// with the link-time address they were found at and its binary.
+type span struct {
+	lo, hi int
+	pc     uint64
+	b      *binary
+}
+
+// trimSplitStacks finds the locations whose inline stack the profile
+// already spells out in the locations after them, as stacks made of
+// runtime.Callers PCs do (runtime/pprof of Go 1.12 and 1.13 for every
+// inlined call, and of later releases up to 1.20 for a few CPU samples):
+// the outer frames of the inline stack get a location of their own, at a
+// made-up PC, the call site of the innermost inlined call. Such a
+// location is followed, in every sample that has it and a location after
+// it, by a location of the same binary exactly at that call site whose
+// frames are the rest of its own. It keeps its innermost frame only, as
+// the runtime recorded it, so that no frame appears twice in a sample.
+// The frames of p.Location[i] are all[spans[i].lo:spans[i].hi].
+func trimSplitStacks(p *profile.Profile, all []gosym.Location, spans []span, index map[*profile.Location]int) {
+	verdict := make(map[int]bool) // false sticks: a follower that does not fit
+	var lines gosym.LinesResult
+	callSite := make(map[int]uint64)
+	for _, sm := range p.Sample {
+		for k := 0; k+1 < len(sm.Location); k++ {
+			i, j := index[sm.Location[k]], index[sm.Location[k+1]]
+			a, n := spans[i], spans[j]
+			if a.lo < 0 || a.hi-a.lo < 2 {
+				continue
+			}
+			if v, seen := verdict[i]; seen && !v {
+				continue
+			}
+			fits := n.lo >= 0 && n.b == a.b && n.hi-n.lo == a.hi-a.lo-1 && slices.Equal(all[a.lo+1:a.hi], all[n.lo:n.hi])
+			if fits {
+				cs, ok := callSite[i]
+				if !ok {
+					cs = innermostCallSite(a, &lines)
+					callSite[i] = cs
+				}
+				fits = cs != 0 && cs == n.pc
+			}
+			verdict[i] = fits
+		}
+	}
+	for i, v := range verdict {
+		if v {
+			spans[i].hi = spans[i].lo + 1
+		}
+	}
+}
+
+// innermostCallSite returns the PC of the call site of the innermost
+// inlined call at a.pc (FunctionLine.ParentPC), 0 if unknown.
+func innermostCallSite(a span, lines *gosym.LinesResult) uint64 {
+	fn, err := a.b.tab.ResolveFunction(a.pc)
+	if err != nil {
+		return 0
+	}
+	if *lines, err = fn.Lines(*lines); err != nil {
+		return 0
+	}
+	for _, r := range lines.FunctionLines {
+		if r.PCLo <= a.pc && a.pc < r.PCHi {
+			return r.ParentPC
+		}
+	}
+	return 0
+}
 
 // symbolizer resolves PCs and makes the profile's functions.
 type symbolizer struct {
@@ -196,11 +275,7 @@ func isPanic(name string) bool {
 // A wrapper at the innermost location of a sample called nothing the
 // runtime counts, and is hidden. The frames of p.Location[i] are
 // all[spans[i].lo:spans[i].hi].
-func wrappersShown(p *profile.Profile, all []gosym.Location, spans []span) map[*profile.Location]bool {
-	index := make(map[*profile.Location]int, len(p.Location))
-	for i, loc := range p.Location {
-		index[loc] = i
-	}
+func wrappersShown(p *profile.Profile, all []gosym.Location, spans []span, index map[*profile.Location]int) map[*profile.Location]bool {
 	frames := func(loc *profile.Location) []gosym.Location {
 		if sp := spans[index[loc]]; sp.lo >= 0 {
 			return all[sp.lo:sp.hi]
