@@ -257,8 +257,9 @@ const (
 	// every inlined call; later releases for some CPU samples): the
 	// runtime's frames are the first of ours, and in every sample the
 	// locations after this one start with the rest of ours. Symbolize
-	// expands this location whole, so those frames appear twice in such
-	// samples; the frames added are counted.
+	// keeps the innermost frame only where it can tell (the next
+	// location exactly at the call site: see the package
+	// documentation); this counts the others, and the frames added.
 	quirkSplitInline = "inline stack split by the runtime"
 	// Go 1.10 and 1.11 name no function for the frame of a wrapper
 	// around an inlined method (function "", file "", line 0): ours
