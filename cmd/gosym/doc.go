@@ -2,15 +2,16 @@
 // release from 1.2 on, for any operating system (ELF, Mach-O, PE, Plan 9,
 // XCOFF and WebAssembly files) and architecture, stripped or not. It
 // symbolizes addresses, lists functions, their lines and inlined calls,
-// disassembles functions with their inline stacks, and exports the tables
-// for profilers.
+// disassembles functions with their inline stacks, lists a binary's
+// symbols by package and module, exports the tables for profilers, and
+// symbolizes pprof profiles.
 //
 // Usage:
 //
 //	gosym <command> [flags] BINARY [args]
 //
-// The commands are info, funcs, addr2line, inlines, lines, disasm, lidia
-// and symbols. Each takes -h ("gosym help CMD" is the same), which prints its
+// The commands are info, funcs, addr2line, inlines, lines, disasm, lidia,
+// symbols and pprof. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -259,4 +260,21 @@
 // package), module and symbols, a list sorted by name of objects with
 // name, physical (a function of the binary's function table) and inlined
 // (inlined somewhere).
+//
+// # pprof
+//
+//	gosym pprof [-o OUT] [-wrappers] [-returnaddrs] PROFILE BINARY...
+//
+// Pprof symbolizes PROFILE, a pprof profile holding addresses and mappings
+// (gzip-compressed or not), from the binaries, stripped or not, and writes
+// it to OUT, or to standard output without -o: every location gets its
+// whole inline stack, innermost first, with function names, files, lines
+// and start lines, so that `go tool pprof` shows the inlined calls. Each
+// mapping of the profile is matched with a binary by its build ID (GNU or
+// Go); when the profile records none and one binary is given, that binary
+// is the main mapping's. Locations in other mappings keep what they had.
+// Wrapper frames are hidden as runtime tracebacks hide them, unless
+// -wrappers; -returnaddrs says that the addresses are raw return
+// addresses rather than the call addresses runtime/pprof records. See
+// package profiles for the details.
 package main

@@ -1,0 +1,93 @@
+package profiles
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/pprof/profile"
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// binary is one of the tables given to Symbolize, with what matching and
+// address translation need.
+type binary struct {
+	tab       *gosym.Table
+	gnu, goID string                 // build IDs; "" when absent
+	secs      []object.SectionHeader // the loaded sections, for file offsets
+}
+
+func newBinary(tab *gosym.Table) (*binary, error) {
+	obj := tab.Object()
+	gnu, goID, err := object.BuildIDs(obj)
+	if err != nil {
+		return nil, fmt.Errorf("profiles: reading build IDs: %w", err)
+	}
+	all, err := obj.Sections()
+	if err != nil {
+		return nil, fmt.Errorf("profiles: %w", err)
+	}
+	b := &binary{tab: tab, gnu: gnu, goID: goID}
+	for _, s := range all {
+		if s.Flags&object.SectionAlloc != 0 && s.FileSize > 0 {
+			b.secs = append(b.secs, s)
+		}
+	}
+	return b, nil
+}
+
+// matches reports whether b has the build ID id (hex digits of a GNU build
+// ID compare without regard to case).
+func (b *binary) matches(id string) bool {
+	return id != "" && (strings.EqualFold(id, b.gnu) || id == b.goID)
+}
+
+// matchMappings returns the binary of each mapping, nil for the mappings
+// no binary matches. See the package documentation, "Mappings".
+func matchMappings(p *profile.Profile, bins []*binary) map[*profile.Mapping]*binary {
+	m := make(map[*profile.Mapping]*binary, len(p.Mapping))
+	for _, mp := range p.Mapping {
+		if mp.BuildID == "" {
+			continue
+		}
+		for _, b := range bins {
+			if b.matches(mp.BuildID) {
+				m[mp] = b
+				break
+			}
+		}
+	}
+	if len(bins) == 1 && len(m) == 0 && len(p.Mapping) > 0 && p.Mapping[0].BuildID == "" {
+		// One binary, which no build ID matched, and a main mapping
+		// without one: that binary's (the shared libraries of the
+		// process may have build IDs, such as the dynamic loader's).
+		main := p.Mapping[0]
+		for _, mp := range p.Mapping {
+			if mp == main || (main.File != "" && mp.File == main.File) {
+				m[mp] = bins[0]
+			}
+		}
+	}
+	return m
+}
+
+// linkAddr returns the link-time address of run-time address addr in
+// mapping mp of b: the address of the byte at file offset addr − Start +
+// Offset, as object.AddrOfFileOffset finds it. A mapping without
+// addresses (Start and Limit 0) holds link-time addresses.
+func (b *binary) linkAddr(mp *profile.Mapping, addr uint64) (uint64, bool) {
+	if mp == nil || mp.Start == 0 && mp.Limit == 0 {
+		return addr, true
+	}
+	if addr < mp.Start {
+		return 0, false
+	}
+	off := addr - mp.Start + mp.Offset
+	// object.AddrOfFileOffset over the sections read once.
+	for _, s := range b.secs {
+		if off >= s.Offset && off-s.Offset < s.FileSize {
+			return s.Addr + (off - s.Offset), true
+		}
+	}
+	return 0, false
+}

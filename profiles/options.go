@@ -1,0 +1,30 @@
+package profiles
+
+// Option configures Symbolize.
+type Option func(*options)
+
+type options struct {
+	returnAddresses bool
+	wrappers        bool
+}
+
+func makeOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WithReturnAddresses says that the profile's addresses are raw return
+// addresses (as a stack walker reads them from the stack), not the call
+// instructions runtime/pprof records: every location that is a caller in
+// some sample (not only the innermost location of its samples) is looked
+// up at its address − 1, inside the call instruction. See the package
+// documentation, "Addresses".
+func WithReturnAddresses() Option { return func(o *options) { o.returnAddresses = true } }
+
+// WithWrappers keeps compiler-generated wrapper frames, which Symbolize
+// otherwise hides as runtime tracebacks do. See the package documentation,
+// "Wrappers".
+func WithWrappers() Option { return func(o *options) { o.wrappers = true } }

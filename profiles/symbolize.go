@@ -1,0 +1,341 @@
+package profiles
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+
+	"github.com/google/pprof/profile"
+	"github.com/gosym-dev/gosym/gosym"
+)
+
+// Stats says what Symbolize did.
+type Stats struct {
+	Locations  int // locations of the profile before symbolization
+	Symbolized int // locations given frames from a binary
+	NotGo      int // locations in a matched mapping but in no Go function, left as they were
+	Unmatched  int // locations of mappings (or of no mapping) that no binary matched
+	Removed    int // locations whose every frame was a hidden wrapper, removed from the samples
+	// UnmatchedMappings lists, for each mapping no binary matched, its File (or
+	// its BuildID when it names no file); mappings without a file
+	// (anonymous memory, the vdso) are left out.
+	UnmatchedMappings []string
+}
+
+// Symbolize gives the locations of p their frames, from the Go symbol
+// tables of the binaries tabs, matched with p's mappings by build ID (see
+// the package documentation). It changes p in place: the lines of every
+// location of a matched mapping are replaced, its functions created, the
+// mapping's HasFunctions, HasFilenames, HasLineNumbers and HasInlineFrames
+// set. Locations of other mappings keep what they had.
+//
+// It returns an error if a binary's object cannot be read, or if a table
+// turns out to be corrupted (an error wrapping gosym.ErrCorrupted); p may
+// then be partly symbolized.
+func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, error) {
+	o := makeOptions(opts)
+	st := Stats{Locations: len(p.Location)}
+	bins := make([]*binary, len(tabs))
+	for i, tab := range tabs {
+		b, err := newBinary(tab)
+		if err != nil {
+			return st, err
+		}
+		bins[i] = b
+	}
+	byMapping := matchMappings(p, bins)
+	for _, mp := range p.Mapping {
+		if byMapping[mp] == nil && (mp.File != "" && mp.File[0] != '[' || mp.BuildID != "") {
+			st.UnmatchedMappings = append(st.UnmatchedMappings, cmp.Or(mp.File, mp.BuildID))
+		}
+	}
+
+	var caller map[*profile.Location]bool
+	if o.returnAddresses {
+		caller = callers(p)
+	}
+	s := symbolizer{funcs: make(map[funcKey]*profile.Function), nextID: maxFunctionID(p) + 1}
+	hadFunctions := len(p.Function) > 0
+	// The frames of p.Location[i], wrappers included, are
+	// all[spans[i].lo:spans[i].hi]; lo < 0 for a location not resolved.
+	all := make([]gosym.Location, 0, 2*len(p.Location))
+	spans := make([]span, len(p.Location))
+	innerWrapper := false // a location's innermost frame is a wrapper
+	inlined := false      // a location has inlined frames
+	var lastMp *profile.Mapping
+	var lastB *binary
+	for i, loc := range p.Location {
+		spans[i] = span{lo: -1, hi: -1}
+		b := lastB
+		if loc.Mapping != lastMp || i == 0 {
+			b = byMapping[loc.Mapping]
+			if loc.Mapping == nil && len(p.Mapping) == 0 && len(bins) == 1 {
+				b = bins[0]
+			}
+			lastMp, lastB = loc.Mapping, b
+		}
+		if b == nil {
+			st.Unmatched++
+			continue
+		}
+		pc, ok := b.linkAddr(loc.Mapping, loc.Address)
+		if !ok {
+			st.NotGo++
+			continue
+		}
+		if caller[loc] && pc > 0 {
+			pc--
+		}
+		var err error
+		s.buf, err = b.tab.ResolveLocations(pc, s.buf[:0])
+		switch {
+		case errors.Is(err, gosym.ErrPCNotFound):
+			// In no Go function (C code of a cgo binary). Left as it
+			// is. The place for the object's symbol table, once
+			// package object can list symbols: a function symbol of
+			// b's object holding pc gives a one-frame location with
+			// its name, kept in spans/all like the Go frames.
+			st.NotGo++
+			continue
+		case err != nil:
+			return st, err
+		}
+		spans[i] = span{len(all), len(all) + len(s.buf), pc, b}
+		all = append(all, s.buf...)
+		innerWrapper = innerWrapper || s.buf[0].Wrapper
+		inlined = inlined || len(s.buf) > 1
+		st.Symbolized++
+		if mp := loc.Mapping; mp != nil {
+			mp.HasFunctions, mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true, true
+		}
+	}
+
+	var index map[*profile.Location]int // p.Location's indices, when needed
+	if inlined || !o.wrappers && innerWrapper {
+		index = make(map[*profile.Location]int, len(p.Location))
+		for i, loc := range p.Location {
+			index[loc] = i
+		}
+	}
+	if inlined {
+		trimSplitStacks(p, all, spans, index)
+	}
+	var shown map[*profile.Location]bool
+	if !o.wrappers && innerWrapper {
+		shown = wrappersShown(p, all, spans, index)
+	}
+	var removed map[*profile.Location]bool
+	lines := make([]profile.Line, 0, len(all)) // never grown: the locations' lines share it
+	for i, loc := range p.Location {           // in order: function IDs do not depend on map order
+		sp := spans[i]
+		if sp.lo < 0 {
+			continue
+		}
+		fr := all[sp.lo:sp.hi]
+		start := len(lines)
+		for i, f := range fr {
+			if f.Wrapper && !o.wrappers && !(i > 0 && isPanic(fr[i-1].Function) || i == 0 && shown[loc]) {
+				continue
+			}
+			lines = append(lines, profile.Line{Function: s.function(f), Line: int64(f.Line)})
+		}
+		loc.Line = lines[start:len(lines):len(lines)]
+		if len(loc.Line) == 0 {
+			if removed == nil {
+				removed = make(map[*profile.Location]bool)
+			}
+			removed[loc] = true
+		}
+	}
+	st.Removed = len(removed)
+	if removed != nil {
+		for _, sm := range p.Sample {
+			sm.Location = slices.DeleteFunc(sm.Location, func(l *profile.Location) bool { return removed[l] })
+		}
+		p.Location = slices.DeleteFunc(p.Location, func(l *profile.Location) bool { return removed[l] })
+	}
+	p.Function = append(p.Function, s.added...)
+	if hadFunctions {
+		// Lines replaced here may have been the last users of some.
+		removeUnusedFunctions(p)
+	}
+	return st, nil
+}
+
+// A span is the range of a location's frames in a slice of all frames,
+// with the link-time address they were found at and its binary.
+type span struct {
+	lo, hi int
+	pc     uint64
+	b      *binary
+}
+
+// trimSplitStacks finds the locations whose inline stack the profile
+// already spells out in the locations after them, as stacks made of
+// runtime.Callers PCs do (runtime/pprof of Go 1.12 and 1.13 for every
+// inlined call, and of later releases up to 1.20 for a few CPU samples):
+// the outer frames of the inline stack get a location of their own, at a
+// made-up PC, the call site of the innermost inlined call. Such a
+// location is followed, in every sample that has it and a location after
+// it, by a location of the same binary exactly at that call site whose
+// frames are the rest of its own. It keeps its innermost frame only, as
+// the runtime recorded it, so that no frame appears twice in a sample.
+// The frames of p.Location[i] are all[spans[i].lo:spans[i].hi].
+func trimSplitStacks(p *profile.Profile, all []gosym.Location, spans []span, index map[*profile.Location]int) {
+	verdict := make(map[int]bool) // false sticks: a follower that does not fit
+	var lines gosym.LinesResult
+	callSite := make(map[int]uint64)
+	for _, sm := range p.Sample {
+		for k := 0; k+1 < len(sm.Location); k++ {
+			i, j := index[sm.Location[k]], index[sm.Location[k+1]]
+			a, n := spans[i], spans[j]
+			if a.lo < 0 || a.hi-a.lo < 2 {
+				continue
+			}
+			if v, seen := verdict[i]; seen && !v {
+				continue
+			}
+			fits := n.lo >= 0 && n.b == a.b && n.hi-n.lo == a.hi-a.lo-1 && slices.Equal(all[a.lo+1:a.hi], all[n.lo:n.hi])
+			if fits {
+				cs, ok := callSite[i]
+				if !ok {
+					cs = innermostCallSite(a, &lines)
+					callSite[i] = cs
+				}
+				fits = cs != 0 && cs == n.pc
+			}
+			verdict[i] = fits
+		}
+	}
+	for i, v := range verdict {
+		if v {
+			spans[i].hi = spans[i].lo + 1
+		}
+	}
+}
+
+// innermostCallSite returns the PC of the call site of the innermost
+// inlined call at a.pc (FunctionLine.ParentPC), 0 if unknown.
+func innermostCallSite(a span, lines *gosym.LinesResult) uint64 {
+	fn, err := a.b.tab.ResolveFunction(a.pc)
+	if err != nil {
+		return 0
+	}
+	if *lines, err = fn.Lines(*lines); err != nil {
+		return 0
+	}
+	for _, r := range lines.FunctionLines {
+		if r.PCLo <= a.pc && a.pc < r.PCHi {
+			return r.ParentPC
+		}
+	}
+	return 0
+}
+
+// symbolizer resolves PCs and makes the profile's functions.
+type symbolizer struct {
+	buf    []gosym.Location
+	funcs  map[funcKey]*profile.Function
+	added  []*profile.Function
+	nextID uint64
+}
+
+type funcKey struct {
+	name, file string
+	start      uint32
+}
+
+// function returns the profile function of frame f, made on first use.
+func (s *symbolizer) function(f gosym.Location) *profile.Function {
+	k := funcKey{f.Function, f.File, f.StartLine}
+	fn := s.funcs[k]
+	if fn == nil {
+		fn = &profile.Function{ID: s.nextID, Name: f.Function, SystemName: f.Function, Filename: f.File, StartLine: int64(f.StartLine)}
+		s.nextID++
+		s.funcs[k] = fn
+		s.added = append(s.added, fn)
+	}
+	return fn
+}
+
+// isPanic reports whether a wrapper that called the function name is shown
+// in tracebacks: the runtime's elideWrapperCalling (runtime/traceback.go)
+// keeps wrappers that called gopanic, sigpanic or panicwrap.
+func isPanic(name string) bool {
+	switch name {
+	case "runtime.gopanic", "runtime.sigpanic", "runtime.panicwrap":
+		return true
+	}
+	return false
+}
+
+// wrappersShown returns the locations whose innermost frame is a wrapper
+// that the runtime shows: one that, in some sample, called a panic
+// function (the outermost frame of the location before it in the sample).
+// A wrapper at the innermost location of a sample called nothing the
+// runtime counts, and is hidden. The frames of p.Location[i] are
+// all[spans[i].lo:spans[i].hi].
+func wrappersShown(p *profile.Profile, all []gosym.Location, spans []span, index map[*profile.Location]int) map[*profile.Location]bool {
+	frames := func(loc *profile.Location) []gosym.Location {
+		if sp := spans[index[loc]]; sp.lo >= 0 {
+			return all[sp.lo:sp.hi]
+		}
+		return nil
+	}
+	var shown map[*profile.Location]bool
+	for _, sm := range p.Sample {
+		for k := 1; k < len(sm.Location); k++ {
+			loc := sm.Location[k]
+			fr := frames(loc)
+			if len(fr) == 0 || !fr[0].Wrapper || shown[loc] {
+				continue
+			}
+			// The callee: the outermost frame found for the location
+			// before, or the one it already had.
+			callee := ""
+			if fr := frames(sm.Location[k-1]); len(fr) > 0 {
+				callee = fr[len(fr)-1].Function
+			} else if l := sm.Location[k-1].Line; len(l) > 0 && l[len(l)-1].Function != nil {
+				callee = l[len(l)-1].Function.Name
+			}
+			if isPanic(callee) {
+				if shown == nil {
+					shown = make(map[*profile.Location]bool)
+				}
+				shown[loc] = true
+			}
+		}
+	}
+	return shown
+}
+
+// callers returns the locations that some sample has in a caller's
+// position, not as its innermost location.
+func callers(p *profile.Profile) map[*profile.Location]bool {
+	m := make(map[*profile.Location]bool)
+	for _, sm := range p.Sample {
+		for _, loc := range sm.Location[min(1, len(sm.Location)):] {
+			m[loc] = true
+		}
+	}
+	return m
+}
+
+func maxFunctionID(p *profile.Profile) uint64 {
+	var id uint64
+	for _, f := range p.Function {
+		id = max(id, f.ID)
+	}
+	return id
+}
+
+// removeUnusedFunctions drops the functions no location refers to.
+func removeUnusedFunctions(p *profile.Profile) {
+	used := make(map[*profile.Function]bool, len(p.Function))
+	for _, loc := range p.Location {
+		for _, ln := range loc.Line {
+			used[ln.Function] = true
+		}
+	}
+	p.Function = slices.DeleteFunc(p.Function, func(f *profile.Function) bool { return !used[f] })
+}
