@@ -29,10 +29,10 @@ func TestKind(t *testing.T) {
 			}
 			tab := mustTable(t, bin)
 			want := map[string]FuncKind{
-				"runtime.goexit":      KindTop,
-				"runtime.mstart":      KindTop,
-				"runtime.sigpanic":    KindTrap,
-				"runtime.mcall":       KindStackSwitch,
+				"runtime.goexit":   KindTop,
+				"runtime.mstart":   KindTop,
+				"runtime.sigpanic": KindTrap,
+				"runtime.mcall":    KindStackSwitch,
 			}
 			if e.Minor() >= 5 {
 				want["runtime.systemstack"] = KindStackSwitch
