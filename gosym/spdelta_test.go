@@ -221,3 +221,29 @@ func writeCFIAgreement(t *testing.T, entries []testcorpus.Entry, results map[str
 		t.Error(err)
 	}
 }
+
+// TestSPDeltaCFICross runs the DWARF CFA check of TestSPDeltaCFI over the
+// installed toolchain's builds of every cross target (shared with
+// TestCrossBuildOracles): every link-register architecture family the
+// committed corpus has no DWARF for.
+func TestSPDeltaCFICross(t *testing.T) {
+	for _, c := range crossTargets {
+		if c.goos == "plan9" {
+			continue // no DWARF
+		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			bin := buildCorpusProgram(t, c.name, c.goos, c.goarch, c.flags, c.cgo)
+			cfi, err := oracle.NewCFI(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ptr := 8
+			switch c.goarch {
+			case "386", "arm", "mips", "mipsle":
+				ptr = 4
+			}
+			checkCFI(t, mustTable(t, bin), cfi, c.goarch, ptr)
+		})
+	}
+}
