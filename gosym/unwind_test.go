@@ -3,46 +3,23 @@
 package gosym
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gosym-dev/gosym/internal/elfcore"
+	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/object"
 )
 
-// unwindTargets are the architectures of the runtime unwinding oracle:
-// the host's own, and link-register machines under qemu-user. lr names
-// the link register in the runtime's register dump (dumpregs).
-var unwindTargets = []struct {
-	goarch, qemu, lr string
-}{
-	{"amd64", "", ""},
-	{"386", "", ""},
-	{"arm64", "qemu-aarch64", "lr"},
-	{"ppc64", "qemu-ppc64", "link"},
-	{"ppc64le", "qemu-ppc64le", "link"},
-	{"arm", "qemu-arm", "lr"},
-	{"s390x", "qemu-s390x", "r14"},
-	// riscv64, mips and loong64: the qemu-user of Debian 12 (7.2) writes
-	// no core for them.
-}
-
-// crashRun is one run of testdata/unwindprog that died of SIGQUIT under
-// GOTRACEBACK=crash.
+// crashRun is a run of coretest's program, opened.
 type crashRun struct {
-	bin    []byte // the stripped binary
-	output string // what the runtime printed
+	tab    *Table
+	output string
 	core   *elfcore.File
 }
 
@@ -51,24 +28,33 @@ var crashRuns sync.Map // goarch -> *crashOnce
 type crashOnce struct {
 	once sync.Once
 	run  *crashRun
-	skip string
 	err  error
 }
 
-// runCrash builds testdata/unwindprog stripped for goarch with the
-// installed toolchain, runs it (under qemu-user if not the host's
-// architecture) until it dies of SIGQUIT under GOTRACEBACK=crash with
-// core dumps enabled, and returns its output and core. It skips when the
-// machine cannot run it or the kernel sends cores elsewhere
-// (/proc/sys/kernel/core_pattern names a program); .ci/run installs
-// qemu-user so that CI runs all of it.
-func runCrash(t *testing.T, goarch, qemu string) *crashRun {
+// runCrash returns the crash of coretest's program for tg, made once per
+// test process. It skips when the machine cannot make it (no qemu-user,
+// cores sent to a program); .ci/run installs qemu-user so that CI runs
+// every target.
+func runCrash(t *testing.T, tg coretest.Target) *crashRun {
 	t.Helper()
-	v, _ := crashRuns.LoadOrStore(goarch, new(crashOnce))
+	v, _ := crashRuns.LoadOrStore(tg.GOARCH, new(crashOnce))
 	c := v.(*crashOnce)
-	c.once.Do(func() { c.run, c.skip, c.err = doCrash(goarch, qemu) })
-	if c.skip != "" {
-		t.Skip(c.skip)
+	c.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gosym-unwind-")
+		if err != nil {
+			c.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		run, err := coretest.Crash(dir, tg)
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.run, c.err = openRun(run)
+	})
+	if errors.Is(c.err, coretest.ErrUnavailable) {
+		t.Skip(c.err)
 	}
 	if c.err != nil {
 		t.Fatal(c.err)
@@ -76,124 +62,33 @@ func runCrash(t *testing.T, goarch, qemu string) *crashRun {
 	return c.run
 }
 
-func doCrash(goarch, qemu string) (run *crashRun, skip string, err error) {
-	goCmd, err := exec.LookPath("go")
+// openRun reads the run's binary and opens its core.
+func openRun(run *coretest.Run) (*crashRun, error) {
+	bin, err := os.ReadFile(run.Binary)
 	if err != nil {
-		return nil, "no go command", nil
+		return nil, err
 	}
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != goarch {
-		return nil, "the oracle runs on linux/amd64 hosts", nil
-	}
-	var runner []string
-	if qemu != "" {
-		q, err := exec.LookPath(qemu)
-		if err != nil {
-			return nil, qemu + " not installed (apt-get install qemu-user; .ci/run does)", nil
-		}
-		runner = []string{q}
-	} else if pat, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); bytes.HasPrefix(pat, []byte("|")) {
-		// The kernel pipes cores to a program: let qemu-user write it.
-		q := map[string]string{"amd64": "qemu-x86_64", "386": "qemu-i386"}[goarch]
-		if q, err = exec.LookPath(q); err != nil {
-			return nil, "core_pattern is a pipe and qemu-user is not installed", nil
-		}
-		runner = []string{q}
-	}
-	dir, err := os.MkdirTemp("", "gosym-unwind-")
+	obj, err := object.NewBytes(bin)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	exe := filepath.Join(dir, "prog")
-	build := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", exe, "./testdata/unwindprog")
-	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=", "GOTOOLCHAIN=local")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	script := `ulimit -c unlimited && exec "$@" quit`
-	cmd := exec.Command("bash", append([]string{"-c", script, "bash"}, append(runner, exe)...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOTRACEBACK=crash", "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
-	err = cmd.Wait()
-	timer.Stop()
-	if err == nil || !strings.Contains(out.String(), "SIGQUIT: quit") {
-		return nil, "", fmt.Errorf("the program did not die of SIGQUIT (%v):\n%s", err, out.String())
-	}
-	// qemu-user names the guest's core qemu_<prog>_<date>-<pid>.core (and
-	// the host kernel may dump qemu itself as "core": not ours); the
-	// kernel writes "core" or "core.<pid>".
-	pattern := "core*"
-	if len(runner) > 0 {
-		pattern = "qemu_*.core"
-	}
-	cores, _ := filepath.Glob(filepath.Join(dir, pattern))
-	if len(cores) != 1 {
-		return nil, fmt.Sprintf("no core file written in %s (core_pattern, ulimit -c?)", dir), nil
-	}
-	coreData, err := os.ReadFile(cores[0])
+	tab, err := NewTable(obj)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	core, err := elfcore.NewFile(bytes.NewReader(coreData))
+	// Kept open for the test process: the file can be removed meanwhile.
+	f, err := os.Open(run.Core)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	bin, err := os.ReadFile(exe)
+	core, err := elfcore.NewFile(f)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return &crashRun{bin: bin, output: out.String(), core: core}, "", nil
+	return &crashRun{tab: tab, output: run.Output, core: core}, nil
 }
 
-// crashGoroutine is a goroutine of the crash output with the registers
-// its traceback starts from.
-type crashGoroutine struct {
-	oracle.Goroutine
-	regs   Regs
-	signal bool // interrupted by the signal: the traceback starts from the signal context
-}
-
-var dumpReg = regexp.MustCompile(`(?:^|\t)([a-z0-9]+)\s+0x([0-9a-f]+)`)
-
-// crashGoroutines splits the output into the sections each thread printed
-// ("SIGQUIT: quit" ... register dump) and returns every goroutine with
-// frames. The first goroutine of a section is the one the signal
-// interrupted: its first frame's pc= and sp= are the signal context's PC
-// and SP, and its LR is in the section's register dump. The others (the
-// other goroutines, parked) start from their saved pc and sp, with no LR.
-func crashGoroutines(output, lrName string) []crashGoroutine {
-	var out []crashGoroutine
-	sections := strings.Split(output, "SIGQUIT: quit\n")
-	for _, sec := range sections[1:] {
-		var lr uint64
-		for _, line := range strings.Split(sec, "\n") {
-			for _, m := range dumpReg.FindAllStringSubmatch(line, -1) {
-				if m[1] == lrName {
-					fmt.Sscanf(m[2], "%x", &lr)
-				}
-			}
-		}
-		for i, g := range oracle.ParseTraceback(sec) {
-			if len(g.Frames) == 0 {
-				continue
-			}
-			cg := crashGoroutine{Goroutine: g, regs: Regs{PC: g.Frames[0].PC, SP: g.Frames[0].SP}}
-			if i == 0 {
-				cg.regs.LR, cg.signal = lr, true
-			}
-			out = append(out, cg)
-		}
-	}
-	return out
-}
-
-// TestUnwindRuntime is the runtime oracle of Unwind: testdata/unwindprog,
+// TestUnwindRuntime is the runtime oracle of Unwind: coretest's program,
 // built stripped, dies of SIGQUIT under GOTRACEBACK=crash, and the runtime
 // prints the frames (pc=, sp=) of every goroutine: from the signal context
 // for the goroutine each thread was running (spinning goroutines, idle
@@ -203,35 +98,41 @@ func crashGoroutines(output, lrName string) []crashGoroutine {
 // (NT_PRSTATUS: inside the runtime's signal handler by then) must unwind,
 // without error, to the top of the signal stack.
 func TestUnwindRuntime(t *testing.T) {
-	for _, tg := range unwindTargets {
-		t.Run(tg.goarch, func(t *testing.T) {
-			if tg.qemu != "" || tg.goarch == "386" {
+	for _, tg := range coretest.Targets {
+		t.Run(tg.GOARCH, func(t *testing.T) {
+			if tg.Qemu != "" || tg.GOARCH == "386" {
 				t.Parallel()
 			}
-			run := runCrash(t, tg.goarch, tg.qemu)
-			obj, err := object.NewBytes(run.bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, err := NewTable(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := run.core.GOARCH(); got != tg.goarch {
+			run := runCrash(t, tg)
+			if got := run.core.GOARCH(); got != tg.GOARCH {
 				t.Errorf("core's architecture %q", got)
 			}
-			var signal, parked, frames int
-			for _, g := range crashGoroutines(run.output, tg.lr) {
-				got, err := unwindFrames(tab, g.regs, run.core)
+			lr := usesLRArch(tg.GOARCH)
+			var signal, parked, parkedLR, frames int
+			for _, g := range coretest.Goroutines(run.output, tg.LR) {
+				regs := Regs{PC: g.PC, SP: g.SP, LR: g.LR}
+				if lr && !g.Signal && len(g.Frames) > 1 {
+					// A parked goroutine whose innermost function has no
+					// frame at its PC (stopped in a prologue) returns to
+					// its saved LR (g.sched.lr), which the runtime does not
+					// print: take it from the traceback's next frame.
+					if f, err := run.tab.ResolveFunction(g.PC); err == nil {
+						if d, err := f.SPDelta(g.PC); err == nil && d == 0 {
+							regs.LR = g.Frames[1].PC
+							parkedLR++
+						}
+					}
+				}
+				got, err := unwindFrames(run.tab, regs, run.core)
 				if err != nil {
 					t.Errorf("%s: %v", g.Header, err)
 				}
 				if !sameFrames(got, g.Frames) {
-					t.Errorf("%s (regs %+v):\nUnwind:\n%s\nruntime:\n%s", g.Header, g.regs, formatFrames(got), formatFrames(g.Frames))
+					t.Errorf("%s (regs %+v):\nUnwind:\n%s\nruntime:\n%s", g.Header, regs, formatFrames(got), formatFrames(g.Frames))
 					continue
 				}
 				frames += len(got)
-				if g.signal {
+				if g.Signal {
 					signal++
 				} else {
 					parked++
@@ -241,8 +142,8 @@ func TestUnwindRuntime(t *testing.T) {
 				t.Errorf("only %d goroutines from signal contexts and %d parked ones agree", signal, parked)
 			}
 			for _, th := range run.core.Threads {
-				got, err := unwindFrames(tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, run.core)
-				if err != nil && tg.goarch == "ppc64le" && len(got) > 0 && got[len(got)-1].Func == "runtime.sigtramp" &&
+				got, err := unwindFrames(run.tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, run.core)
+				if err != nil && tg.GOARCH == "ppc64le" && len(got) > 0 && got[len(got)-1].Func == "runtime.sigtramp" &&
 					errors.Is(err, ErrPCNotFound) {
 					// ppc64le's runtime.sigtramp is not TOPFRAME (ppc64's
 					// is): the runtime's unwinder also reads a return
@@ -253,13 +154,81 @@ func TestUnwindRuntime(t *testing.T) {
 					t.Errorf("thread %d: %v\n%s", th.PID, err, formatFrames(got))
 					continue
 				}
-				last, _ := tab.ResolveFunction(got[len(got)-1].PC)
+				last, _ := run.tab.ResolveFunction(got[len(got)-1].PC)
 				if last.Kind() != KindTop {
 					t.Errorf("thread %d: unwinding ends at %s, not at a top frame", th.PID, last.Name())
 				}
 			}
-			t.Logf("%s: %d goroutines from signal contexts, %d parked, %d frames agree; %d threads of the core unwind to a top frame",
-				tg.goarch, signal, parked, frames, len(run.core.Threads))
+			t.Logf("%s: %d goroutines from signal contexts, %d parked (%d with the LR of the traceback), %d frames agree; %d threads of the core unwind to a top frame",
+				tg.GOARCH, signal, parked, parkedLR, frames, len(run.core.Threads))
+		})
+	}
+}
+
+// gcoreEnv names the environment variable that enables TestUnwindGcore.
+const gcoreEnv = "GOSYM_GCORE"
+
+// TestUnwindGcore unwinds the threads of a core written by gdb's gcore
+// while coretest's program ran, from the registers of the core
+// (NT_PRSTATUS), and compares each thread running a spinning goroutine
+// with the frames the runtime printed for it when SIGQUIT killed the
+// program just after. gcore writes every mapping (about 1.2 GB here), so
+// the test runs only with GOSYM_GCORE=1, which .ci/run sets in its
+// full-matrix phase.
+func TestUnwindGcore(t *testing.T) {
+	if os.Getenv(gcoreEnv) != "1" {
+		t.Skipf("set %s=1 to run (gcore writes about 1.2 GB; .ci/run does)", gcoreEnv)
+	}
+	for _, goarch := range []string{"amd64", "386"} {
+		t.Run(goarch, func(t *testing.T) {
+			dir := t.TempDir()
+			run, err := coretest.Gcore(dir, goarch)
+			if errors.Is(err, coretest.ErrUnavailable) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, err := os.ReadFile(run.Binary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := mustTable(t, bin)
+			f, err := os.Open(run.Core)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			core, err := elfcore.NewFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spinning := map[[2]uint64][]oracle.TracebackFrame{}
+			for _, g := range coretest.Goroutines(run.Output, "") {
+				if g.Signal && strings.HasPrefix(g.Frames[0].Func, "main.spin") {
+					spinning[[2]uint64{g.PC, g.SP}] = g.Frames
+				}
+			}
+			if len(spinning) != 3 {
+				t.Fatalf("%d spinning goroutines in the runtime's output, want 3:\n%s", len(spinning), run.Output)
+			}
+			agree := 0
+			for _, th := range core.Threads {
+				want, ok := spinning[[2]uint64{th.PC, th.SP}]
+				if !ok {
+					continue
+				}
+				got, err := unwindFrames(tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, core)
+				if err != nil || !sameFrames(got, want) {
+					t.Errorf("thread %d: %v\nUnwind:\n%s\nruntime:\n%s", th.PID, err, formatFrames(got), formatFrames(want))
+					continue
+				}
+				agree++
+			}
+			if agree != len(spinning) {
+				t.Errorf("%d of %d spinning goroutines found on the core's threads", agree, len(spinning))
+			}
+			t.Logf("%s: %d threads of the gcore core unwind to the runtime's frames", goarch, agree)
 		})
 	}
 }
