@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +36,7 @@ type crashOnce struct {
 // test process. It skips when the machine cannot make it (no qemu-user,
 // cores sent to a program); .ci/run installs qemu-user so that CI runs
 // every target.
-func runCrash(t *testing.T, tg coretest.Target) *crashRun {
+func runCrash(t testing.TB, tg coretest.Target) *crashRun {
 	t.Helper()
 	v, _ := crashRuns.LoadOrStore(tg.GOARCH, new(crashOnce))
 	c := v.(*crashOnce)
@@ -266,4 +267,99 @@ func formatFrames(fs []oracle.TracebackFrame) string {
 		fmt.Fprintf(&b, "\t%s pc=%#x sp=%#x\n", f.Func, f.PC, f.SP)
 	}
 	return b.String()
+}
+
+// snapshot is a copy of target memory [base, base+len(data)).
+type snapshot struct {
+	base uint64
+	data []byte
+}
+
+func (s *snapshot) ReadAt(p []byte, off int64) (int, error) {
+	a := uint64(off)
+	if a < s.base || a-s.base > uint64(len(s.data)) || uint64(len(s.data))-(a-s.base) < uint64(len(p)) {
+		return 0, fmt.Errorf("address %#x not in the snapshot", a)
+	}
+	return copy(p, s.data[a-s.base:]), nil
+}
+
+// deepest returns the host's crash run, the registers of its deepest
+// spinning goroutine and a copy of that goroutine's stack, and the number
+// of frames the runtime printed for it.
+func deepest(tb testing.TB) (*Table, Regs, *snapshot, int) {
+	run := runCrash(tb, coretest.Targets[0])
+	var best coretest.Goroutine
+	for _, g := range coretest.Goroutines(run.output, "") {
+		if len(g.Frames) > len(best.Frames) {
+			best = g
+		}
+	}
+	lo, hi := best.SP, best.Frames[len(best.Frames)-1].SP+64
+	s := &snapshot{base: lo, data: make([]byte, hi-lo)}
+	if _, err := run.core.ReadAt(s.data, int64(lo)); err != nil {
+		tb.Fatal(err)
+	}
+	return run.tab, Regs{PC: best.PC, SP: best.SP, LR: best.LR}, s, len(best.Frames)
+}
+
+// TestUnwindAllocs checks that a walk allocates the same few objects
+// whatever its depth: nothing per frame.
+func TestUnwindAllocs(t *testing.T) {
+	tab, regs, mem, n := deepest(t)
+	walk := func() {
+		for _, err := range tab.Unwind(regs, mem) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	walk()
+	if a := testing.AllocsPerRun(100, walk); a > 2 {
+		t.Errorf("%v allocations per walk of %d frames; want at most 2, none per frame", a, n)
+	}
+}
+
+// BenchmarkUnwind measures the frames Unwind finds per second on the
+// deepest stack of the host's crash run (40 levels of calls: 87 frames),
+// read from a copy of the stack.
+func BenchmarkUnwind(b *testing.B) {
+	tab, regs, mem, n := deepest(b)
+	b.ReportAllocs()
+	frames := 0
+	for b.Loop() {
+		for _, err := range tab.Unwind(regs, mem) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			frames++
+		}
+	}
+	if frames != b.N*n {
+		b.Fatalf("%d frames in %d walks, want %d each", frames, b.N, n)
+	}
+	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
+}
+
+// BenchmarkCallers is, for comparison, the runtime's own unwinder on a
+// stack of about the same depth in the benchmark's process
+// (runtime.Callers: return addresses only, no symbolization).
+func BenchmarkCallers(b *testing.B) {
+	pcs := make([]uintptr, 128)
+	var n int
+	callersDeep(84, func() {
+		b.ReportAllocs()
+		for b.Loop() {
+			n = runtime.Callers(0, pcs)
+		}
+	})
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+//go:noinline
+func callersDeep(n int, f func()) {
+	if n == 0 {
+		f()
+		return
+	}
+	callersDeep(n-1, f)
 }
