@@ -106,9 +106,10 @@ func NewFile(r io.ReaderAt) (*File, error) {
 				return nil, errors.New("elfcore: notes too large")
 			}
 			notes += p.Filesz
-			data := make([]byte, p.Filesz)
-			if _, err := r.ReadAt(data, int64(p.Off)); err != nil {
-				return nil, fmt.Errorf("elfcore: reading notes: %v", err)
+			// ReadAll grows with the bytes actually there, not with Filesz.
+			data, err := io.ReadAll(p.Open())
+			if err != nil || uint64(len(data)) != p.Filesz {
+				return nil, fmt.Errorf("elfcore: reading notes at %#x: %d of %d bytes (%v)", p.Off, len(data), p.Filesz, err)
 			}
 			if err := f.parseNotes(data, lay, known, ptr); err != nil {
 				return nil, err
