@@ -37,6 +37,7 @@ var commands = []command{
 	{"lines", "print a function's PC ranges with function, file and line", runLines},
 	{"disasm", "disassemble a function, annotated with lines and inlining", runDisasm},
 	{"lidia", "export the symbols as a Lidia file", runLidia},
+	{"unwind", "print the stack of every thread of an ELF core file", runUnwind},
 }
 
 func main() {

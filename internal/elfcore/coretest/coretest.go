@@ -48,7 +48,8 @@ var Targets = []Target{
 
 // Run is one run of the program.
 type Run struct {
-	Binary string // the stripped executable
+	Binary     string // the stripped executable that ran
+	Unstripped string // its unstripped twin (same code at the same addresses), for debuggers
 	Output string // what the program and its runtime printed
 	Core   string // the core file
 }
@@ -62,9 +63,9 @@ func repoRoot() (string, error) {
 	return filepath.Join(filepath.Dir(file), "..", "..", ".."), nil
 }
 
-// Build builds gosym/testdata/unwindprog for linux/goarch, stripped
-// (-ldflags=-s -w), into dir, with the installed toolchain.
-func Build(dir, goarch string) (string, error) {
+// Build builds gosym/testdata/unwindprog for linux/goarch into dir with
+// the installed toolchain, stripped (-ldflags=-s -w) or not.
+func Build(dir, goarch string, stripped bool) (string, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("%w: no go command", ErrUnavailable)
@@ -74,7 +75,13 @@ func Build(dir, goarch string) (string, error) {
 		return "", err
 	}
 	exe := filepath.Join(dir, "prog-"+goarch)
-	cmd := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", exe, "./gosym/testdata/unwindprog")
+	ldflags := "-ldflags="
+	if stripped {
+		ldflags = "-ldflags=-s -w"
+	} else {
+		exe += ".unstripped"
+	}
+	cmd := exec.Command(goCmd, "build", ldflags, "-o", exe, "./gosym/testdata/unwindprog")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -111,7 +118,11 @@ func Crash(dir string, tg Target) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe, err := Build(dir, tg.GOARCH)
+	exe, err := Build(dir, tg.GOARCH, true)
+	if err != nil {
+		return nil, err
+	}
+	twin, err := Build(dir, tg.GOARCH, false)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +159,7 @@ func Crash(dir string, tg Target) (*Run, error) {
 	if len(cores) != 1 {
 		return nil, fmt.Errorf("%w: no core file written in %s (core_pattern, ulimit -c)", ErrUnavailable, dir)
 	}
-	return &Run{Binary: exe, Output: out.String(), Core: cores[0]}, nil
+	return &Run{Binary: exe, Unstripped: twin, Output: out.String(), Core: cores[0]}, nil
 }
 
 func globCores(dir string) []string {
@@ -172,7 +183,7 @@ func Gcore(dir, goarch string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no gcore (apt-get install gdb)", ErrUnavailable)
 	}
-	exe, err := Build(dir, goarch)
+	exe, err := Build(dir, goarch, true)
 	if err != nil {
 		return nil, err
 	}
