@@ -50,8 +50,8 @@ var Targets = []Target{
 type Run struct {
 	Binary     string // the stripped executable that ran
 	Unstripped string // its unstripped twin (same code at the same addresses), for debuggers
-	Output string // what the program and its runtime printed
-	Core   string // the core file
+	Output     string // what the program and its runtime printed
+	Core       string // the core file
 }
 
 // repoRoot returns the repository's root directory.
