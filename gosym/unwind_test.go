@@ -24,7 +24,7 @@ type crashRun struct {
 	core   *elfcore.File
 }
 
-var crashRuns sync.Map // goarch -> *crashOnce
+var crashRuns sync.Map // release/goarch -> *crashOnce
 
 type crashOnce struct {
 	once sync.Once
@@ -37,8 +37,14 @@ type crashOnce struct {
 // cores sent to a program); .ci/run installs qemu-user so that CI runs
 // every target.
 func runCrash(t testing.TB, tg coretest.Target) *crashRun {
+	return runCrashRelease(t, tg, "")
+}
+
+// runCrashRelease is runCrash with the toolchain of Go release version
+// ("" for the installed one).
+func runCrashRelease(t testing.TB, tg coretest.Target, version string) *crashRun {
 	t.Helper()
-	v, _ := crashRuns.LoadOrStore(tg.GOARCH, new(crashOnce))
+	v, _ := crashRuns.LoadOrStore(version+"/"+tg.GOARCH, new(crashOnce))
 	c := v.(*crashOnce)
 	c.once.Do(func() {
 		dir, err := os.MkdirTemp("", "gosym-unwind-")
@@ -47,7 +53,14 @@ func runCrash(t testing.TB, tg coretest.Target) *crashRun {
 			return
 		}
 		defer os.RemoveAll(dir)
-		run, err := coretest.Crash(dir, tg)
+		goroot := ""
+		if version != "" {
+			if goroot, err = coretest.Toolchain(version); err != nil {
+				c.err = err
+				return
+			}
+		}
+		run, err := coretest.Crash(dir, tg, goroot)
 		if err != nil {
 			c.err = err
 			return
@@ -104,66 +117,97 @@ func TestUnwindRuntime(t *testing.T) {
 			if tg.Qemu != "" || tg.GOARCH == "386" {
 				t.Parallel()
 			}
-			run := runCrash(t, tg)
-			if got := run.core.GOARCH(); got != tg.GOARCH {
-				t.Errorf("core's architecture %q", got)
-			}
-			lr := usesLRArch(tg.GOARCH)
-			var signal, parked, parkedLR, frames int
-			for _, g := range coretest.Goroutines(run.output, tg.LR) {
-				regs := Regs{PC: g.PC, SP: g.SP, LR: g.LR}
-				if lr && !g.Signal && len(g.Frames) > 1 {
-					// A parked goroutine whose innermost function has no
-					// frame at its PC (stopped in a prologue) returns to
-					// its saved LR (g.sched.lr), which the runtime does not
-					// print: take it from the traceback's next frame.
-					if f, err := run.tab.ResolveFunction(g.PC); err == nil {
-						if d, err := f.SPDelta(g.PC); err == nil && d == 0 {
-							regs.LR = g.Frames[1].PC
-							parkedLR++
-						}
-					}
-				}
-				got, err := unwindFrames(run.tab, regs, run.core)
-				if err != nil {
-					t.Errorf("%s: %v", g.Header, err)
-				}
-				if !sameFrames(got, g.Frames) {
-					t.Errorf("%s (regs %+v):\nUnwind:\n%s\nruntime:\n%s", g.Header, regs, formatFrames(got), formatFrames(g.Frames))
-					continue
-				}
-				frames += len(got)
-				if g.Signal {
-					signal++
-				} else {
-					parked++
-				}
-			}
-			if signal < 4 || parked < 3 {
-				t.Errorf("only %d goroutines from signal contexts and %d parked ones agree", signal, parked)
-			}
-			for _, th := range run.core.Threads {
-				got, err := unwindFrames(run.tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, run.core)
-				if err != nil && tg.GOARCH == "ppc64le" && len(got) > 0 && got[len(got)-1].Func == "runtime.sigtramp" &&
-					errors.Is(err, ErrPCNotFound) {
-					// ppc64le's runtime.sigtramp is not TOPFRAME (ppc64's
-					// is): the runtime's unwinder also reads a return
-					// address outside Go there, and stops.
-					continue
-				}
-				if err != nil {
-					t.Errorf("thread %d: %v\n%s", th.PID, err, formatFrames(got))
-					continue
-				}
-				last, _ := run.tab.ResolveFunction(got[len(got)-1].PC)
-				if last.Kind() != KindTop {
-					t.Errorf("thread %d: unwinding ends at %s, not at a top frame", th.PID, last.Name())
-				}
-			}
-			t.Logf("%s: %d goroutines from signal contexts, %d parked (%d with the LR of the traceback), %d frames agree; %d threads of the core unwind to a top frame",
-				tg.GOARCH, signal, parked, parkedLR, frames, len(run.core.Threads))
+			checkCrash(t, runCrash(t, tg), tg)
 		})
 	}
+}
+
+// releasesEnv names the environment variable listing the Go releases
+// TestUnwindReleases builds the program with ("go1.12.17,go1.16.15").
+const releasesEnv = "GOSYM_UNWIND_RELEASES"
+
+// TestUnwindReleases is TestUnwindRuntime for the programs built by the
+// Go releases listed in GOSYM_UNWIND_RELEASES, whose toolchains come from
+// the module proxy (golang.org/toolchain, about 70 MB each, as the
+// full-matrix build fetches them): .ci/run sets it in its full-matrix
+// phase.
+func TestUnwindReleases(t *testing.T) {
+	list := os.Getenv(releasesEnv)
+	if list == "" {
+		t.Skipf("set %s to a list of Go releases to run (.ci/run does)", releasesEnv)
+	}
+	for _, version := range strings.Split(list, ",") {
+		for _, tg := range coretest.Targets {
+			t.Run(version+"/"+tg.GOARCH, func(t *testing.T) {
+				t.Parallel()
+				checkCrash(t, runCrashRelease(t, tg, version), tg)
+			})
+		}
+	}
+}
+
+// checkCrash compares Unwind with the runtime's frames of one crash.
+func checkCrash(t *testing.T, run *crashRun, tg coretest.Target) {
+	if got := run.core.GOARCH(); got != tg.GOARCH {
+		t.Errorf("core's architecture %q", got)
+	}
+	lr := usesLRArch(tg.GOARCH)
+	var signal, parked, parkedLR, frames, outside int
+	for _, g := range coretest.Goroutines(run.output, tg.LR) {
+		regs := Regs{PC: g.PC, SP: g.SP, LR: g.LR}
+		if lr && !g.Signal && len(g.Frames) > 1 {
+			// A parked goroutine whose innermost function has no
+			// frame at its PC (stopped in a prologue) returns to
+			// its saved LR (g.sched.lr), which the runtime does not
+			// print: take it from the traceback's next frame.
+			if f, err := run.tab.ResolveFunction(g.PC); err == nil {
+				if d, err := f.SPDelta(g.PC); err == nil && d == 0 {
+					regs.LR = g.Frames[1].PC
+					parkedLR++
+				}
+			}
+		}
+		got, err := unwindFrames(run.tab, regs, run.core)
+		if err != nil {
+			t.Errorf("%s: %v", g.Header, err)
+		}
+		if !sameFrames(got, g.Frames) {
+			t.Errorf("%s (regs %+v):\nUnwind:\n%s\nruntime:\n%s", g.Header, regs, formatFrames(got), formatFrames(g.Frames))
+			continue
+		}
+		frames += len(got)
+		if g.Signal {
+			signal++
+		} else {
+			parked++
+		}
+	}
+	if signal < 4 || parked < 3 {
+		t.Errorf("only %d goroutines from signal contexts and %d parked ones agree", signal, parked)
+	}
+	for _, th := range run.core.Threads {
+		got, err := unwindFrames(run.tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, run.core)
+		if sigtrampNear(got) && (err == nil || errors.Is(err, ErrPCNotFound)) {
+			// runtime.sigtramp is TOPFRAME from Go 1.17, except on
+			// ppc64le. Before, and there, the walk goes on to its
+			// caller: the kernel's (or qemu's) signal return code, or
+			// runtime.sigreturn on amd64 and 386, above which the
+			// signal frame holds no return address; the runtime's own
+			// unwinder stopped there too, at a PC outside Go.
+			outside++
+			continue
+		}
+		if err != nil {
+			t.Errorf("thread %d: %v\n%s", th.PID, err, formatFrames(got))
+			continue
+		}
+		last, _ := run.tab.ResolveFunction(got[len(got)-1].PC)
+		if last.Kind() != KindTop {
+			t.Errorf("thread %d: unwinding ends at %s, not at a top frame", th.PID, last.Name())
+		}
+	}
+	t.Logf("%s: %d goroutines from signal contexts, %d parked (%d with the LR of the traceback), %d frames agree; %d threads of the core unwind to a top frame, %d to runtime.sigtramp and out of Go",
+		tg.GOARCH, signal, parked, parkedLR, frames, len(run.core.Threads)-outside, outside)
 }
 
 // gcoreEnv names the environment variable that enables TestUnwindGcore.
@@ -247,6 +291,19 @@ func unwindFrames(tab *Table, regs Regs, mem *elfcore.File) ([]oracle.TracebackF
 		return nil, errors.New("no frames")
 	}
 	return out, nil
+}
+
+// sigtrampNear reports whether one of the last two frames is
+// runtime.sigtramp (on ppc64, the static sigtramp<> behind its function
+// descriptor, named "sigtramp", or runtime._sigtramp in Go 1.12).
+func sigtrampNear(fs []oracle.TracebackFrame) bool {
+	for i := max(len(fs)-2, 0); i < len(fs); i++ {
+		switch fs[i].Func {
+		case "runtime.sigtramp", "sigtramp", "runtime._sigtramp":
+			return true
+		}
+	}
+	return false
 }
 
 func sameFrames(got, want []oracle.TracebackFrame) bool {

@@ -128,7 +128,7 @@ func TestCrashCores(t *testing.T) {
 		t.Run(tg.GOARCH, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			run, err := coretest.Crash(dir, tg)
+			run, err := coretest.Crash(dir, tg, "")
 			if errors.Is(err, coretest.ErrUnavailable) {
 				t.Skip(err)
 			}

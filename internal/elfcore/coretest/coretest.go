@@ -8,8 +8,10 @@ package coretest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,9 +65,38 @@ func repoRoot() (string, error) {
 	return filepath.Join(filepath.Dir(file), "..", "..", ".."), nil
 }
 
-// Build builds gosym/testdata/unwindprog for linux/goarch into dir with
-// the installed toolchain, stripped (-ldflags=-s -w) or not.
-func Build(dir, goarch string, stripped bool) (string, error) {
+// Toolchain returns the GOROOT of Go release version ("go1.12.17") from
+// the module golang.org/toolchain, downloaded into the module cache if
+// needed, as the go command's toolchain switching does.
+func Toolchain(version string) (string, error) {
+	mod := "golang.org/toolchain@v0.0.1-" + version + "." + runtime.GOOS + "-" + runtime.GOARCH
+	cmd := exec.Command("go", "mod", "download", "-json", mod)
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GO111MODULE=on", "GOTOOLCHAIN=local", "GOFLAGS=")
+	out, err := cmd.Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr != nil || info.Error != "" || info.Dir == "" {
+		return "", fmt.Errorf("%w: go mod download %s: %v %s", ErrUnavailable, mod, err, info.Error)
+	}
+	// The module zip has no execute bits: set them, as the go command
+	// does on first use.
+	for _, sub := range []string{"pkg/tool", "bin"} {
+		filepath.WalkDir(filepath.Join(info.Dir, sub), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := os.Stat(path); err == nil && fi.Mode()&0o111 == 0 {
+					os.Chmod(path, fi.Mode()|0o111)
+				}
+			}
+			return nil
+		})
+	}
+	return info.Dir, nil
+}
+
+// Build builds gosym/testdata/unwindprog for linux/goarch into dir,
+// stripped (-ldflags=-s -w) or not, with the installed toolchain, or
+// with the one at goroot (in GOPATH mode, which every release has).
+func Build(dir, goarch, goroot string, stripped bool) (string, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("%w: no go command", ErrUnavailable)
@@ -74,6 +105,26 @@ func Build(dir, goarch string, stripped bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	env := append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=", "GOTOOLCHAIN=local")
+	pkg := "./gosym/testdata/unwindprog"
+	if goroot != "" {
+		// A GOPATH holding the program: old releases know no modules.
+		gopath := filepath.Join(dir, "gopath")
+		src := filepath.Join(gopath, "src", "unwindprog")
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			return "", err
+		}
+		data, err := os.ReadFile(filepath.Join(root, "gosym", "testdata", "unwindprog", "main.go"))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(src, "main.go"), data, 0o644); err != nil {
+			return "", err
+		}
+		goCmd, root, pkg = filepath.Join(goroot, "bin", "go"), src, "."
+		env = append(env, "GOROOT="+goroot, "GOPATH="+gopath, "GO111MODULE=off", "GOENV=off",
+			"GOCACHE="+filepath.Join(os.TempDir(), "gosym-coretest-cache"))
+	}
 	exe := filepath.Join(dir, "prog-"+goarch)
 	ldflags := "-ldflags="
 	if stripped {
@@ -81,9 +132,9 @@ func Build(dir, goarch string, stripped bool) (string, error) {
 	} else {
 		exe += ".unstripped"
 	}
-	cmd := exec.Command(goCmd, "build", ldflags, "-o", exe, "./gosym/testdata/unwindprog")
+	cmd := exec.Command(goCmd, "build", ldflags, "-o", exe, pkg)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=", "GOTOOLCHAIN=local")
+	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
@@ -111,18 +162,19 @@ func runner(tg Target) ([]string, error) {
 	return []string{path}, nil
 }
 
-// Crash builds the program for tg into dir and runs it there with core
-// dumps enabled until it dies of SIGQUIT under GOTRACEBACK=crash.
-func Crash(dir string, tg Target) (*Run, error) {
+// Crash builds the program for tg into dir (with the installed toolchain,
+// or the one at goroot) and runs it there with core dumps enabled until it
+// dies of SIGQUIT under GOTRACEBACK=crash.
+func Crash(dir string, tg Target, goroot string) (*Run, error) {
 	run, err := runner(tg)
 	if err != nil {
 		return nil, err
 	}
-	exe, err := Build(dir, tg.GOARCH, true)
+	exe, err := Build(dir, tg.GOARCH, goroot, true)
 	if err != nil {
 		return nil, err
 	}
-	twin, err := Build(dir, tg.GOARCH, false)
+	twin, err := Build(dir, tg.GOARCH, goroot, false)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +235,7 @@ func Gcore(dir, goarch string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no gcore (apt-get install gdb)", ErrUnavailable)
 	}
-	exe, err := Build(dir, goarch, true)
+	exe, err := Build(dir, goarch, "", true)
 	if err != nil {
 		return nil, err
 	}
