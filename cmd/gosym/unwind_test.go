@@ -71,7 +71,7 @@ func TestUnwindCommand(t *testing.T) {
 	if _, err := exec.LookPath("gdb"); err != nil {
 		t.Skip("no gdb (apt-get install gdb; .ci/run does)")
 	}
-	cr, err := coretest.Crash(t.TempDir(), coretest.Targets[0])
+	cr, err := coretest.Crash(t.TempDir(), coretest.Targets[0], "")
 	if errors.Is(err, coretest.ErrUnavailable) {
 		t.Skip(err)
 	}
