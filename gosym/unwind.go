@@ -199,7 +199,10 @@ func (u *unwinder) walk(regs Regs, yield func(Frame, error) bool) {
 		if ret == 0 {
 			return
 		}
-		if ret == pc && fp == sp || fp < sp || n == maxFrames {
+		// The stack grows down: a caller's frame is above (an epilogue
+		// that popped more than it pushed, d < 0, excepted). Hostile
+		// memory that loops is cut at maxFrames.
+		if ret == pc && fp == sp || d >= 0 && fp < sp || n == maxFrames {
 			yield(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("stuck: caller pc %#x sp %#x", ret, fp)})
 			return
 		}
