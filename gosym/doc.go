@@ -29,6 +29,18 @@
 //     runtime/pprof, and of most profilers, are already call PCs (return
 //     address minus one): look them up as they are.
 //
+// # Stacks
+//
+// The table also holds what the runtime unwinds stacks with: the frame size
+// at each PC (Function.SPDelta), the functions that need special treatment
+// (Function.Kind, Function.SPWrite), and the arguments size
+// (Function.ArgsSize). Table.Unwind walks a stack with them, from a
+// thread's registers over memory read through an io.ReaderAt (a core
+// file, /proc/PID/mem), following the runtime's rules for each
+// architecture: it needs no frame pointers and no DWARF, so it works on
+// stripped binaries. The command gosym unwind prints every thread's stack
+// of an ELF core file.
+//
 // # Lifetime
 //
 // A Table made by Open owns its file. Close marks the Table closed: later
