@@ -5,12 +5,16 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/internal/oracle"
 )
 
 // gdbFrame is one frame of gdb's backtrace: a physical frame (with the
@@ -134,4 +138,70 @@ func sameGDB(a, b []gdbFrame) bool {
 		}
 	}
 	return true
+}
+
+// TestUnwindCommandGcore runs "gosym unwind" on a core written by gdb's
+// gcore while coretest's program ran (GOSYM_GCORE=1, as .ci/run sets; the
+// core takes about 1.2 GB): the threads running the spinning goroutines
+// must show, as their physical frames, the PCs, SPs and functions the
+// runtime printed for those goroutines when SIGQUIT killed the program
+// just after.
+func TestUnwindCommandGcore(t *testing.T) {
+	if os.Getenv("GOSYM_GCORE") != "1" {
+		t.Skip("set GOSYM_GCORE=1 to run (gcore writes about 1.2 GB; .ci/run does)")
+	}
+	cr, err := coretest.Gcore(t.TempDir(), "amd64")
+	if errors.Is(err, coretest.ErrUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"unwind", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
+		t.Fatalf("status %d: %s", status, stderr.String())
+	}
+	// Each thread's physical frames, as the runtime prints them.
+	var threads [][]oracle.TracebackFrame
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(line, "thread ") {
+			threads = append(threads, nil)
+			continue
+		}
+		f := strings.Split(strings.TrimPrefix(line, "\t"), "\t")
+		if len(f) != 4 || len(threads) == 0 {
+			continue
+		}
+		pc, err1 := strconv.ParseUint(strings.TrimPrefix(f[0], "0x"), 16, 64)
+		sp, err2 := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		th := &threads[len(threads)-1]
+		*th = append(*th, oracle.TracebackFrame{Func: oracle.PrintName(f[2]), PC: pc, SP: sp})
+	}
+	found := 0
+	for _, g := range coretest.Goroutines(cr.Output, "") {
+		if !g.Signal || !strings.HasPrefix(g.Frames[0].Func, "main.spin") {
+			continue
+		}
+		want := g.Frames
+		for i := range want {
+			want[i].FP = 0
+		}
+		ok := false
+		for _, th := range threads {
+			if slices.Equal(th, want) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%s: no thread shows its frames:\n%v", g.Header, want)
+			continue
+		}
+		found++
+	}
+	if found != 3 {
+		t.Errorf("%d spinning goroutines found, want 3", found)
+	}
 }
