@@ -47,12 +47,10 @@ func (f Function) spDelta(pc uint64) (int32, error) {
 // functions with variadic C-like arguments).
 const ArgsSizeUnknown = -0x80000000
 
-// ArgsSize returns the size in bytes of the function's arguments and
-// results in its caller's frame (the _func record's args field), as the
-// runtime uses it to find a stack frame's outgoing arguments; register
-// arguments (Go 1.17+ ABIInternal on some architectures) have no stack
-// slots unless spilled, so count only for the stack. ArgsSizeUnknown when
-// not recorded.
+// ArgsSize returns the size in bytes of the area of the function's
+// arguments and results in its caller's frame, as the compiler recorded it
+// (the _func record's args field; the runtime's frame.arglen), or
+// ArgsSizeUnknown.
 func (f Function) ArgsSize() int32 {
 	if f.t == nil {
 		return 0
