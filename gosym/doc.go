@@ -34,6 +34,18 @@
 //     function's resume point in the low 16 bits (package wasmobj). The
 //     runtime's PCs are of that kind, and the rules above apply to them.
 //
+// # Stacks
+//
+// The table also holds what the runtime unwinds stacks with: the frame size
+// at each PC (Function.SPDelta), the functions that need special treatment
+// (Function.Kind, Function.SPWrite), and the arguments size
+// (Function.ArgsSize). Table.Unwind walks a stack with them, from a
+// thread's registers over memory read through an io.ReaderAt (a core
+// file, /proc/PID/mem), following the runtime's rules for each
+// architecture: it needs no frame pointers and no DWARF, so it works on
+// stripped binaries. The command gosym unwind prints every thread's stack
+// of an ELF core file.
+//
 // # Lifetime
 //
 // A Table made by Open owns its file. Close marks the Table closed: later

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -50,4 +51,41 @@ func ExampleTable_Object() {
 		fmt.Println(locs[0].Function)
 	}
 	// Output: github.com/gosym-dev/gosym/gosym_test.caller
+}
+
+// ExampleTable_Unwind walks the stack of a stopped thread of a live
+// process: its registers come from the debugger that stopped it (ptrace),
+// its memory from /proc/PID/mem. The innermost frame's PC is looked up as
+// it is, the return addresses of the others one byte back, except above a
+// KindTrap function, whose caller's PC is the interrupted instruction.
+func ExampleTable_Unwind() {
+	const binary, pid = "/path/to/binary", 1234
+	regs := gosym.Regs{PC: 0x49e551, SP: 0xc000051f88} // from PTRACE_GETREGS
+	tab, err := gosym.Open(binary)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tab.Close()
+	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", pid))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mem.Close()
+	var locs []gosym.Location
+	asIs := true
+	for fr, err := range tab.Unwind(regs, mem) {
+		if err != nil {
+			log.Print(err)
+			break
+		}
+		pc := fr.PC
+		if !asIs {
+			pc--
+		}
+		asIs = fr.Function.Kind() == gosym.KindTrap
+		locs, _ = fr.Function.ResolveLocations(pc, locs)
+		for _, l := range locs {
+			fmt.Printf("%#x sp=%#x %s %s:%d\n", fr.PC, fr.SP, l.Function, l.File, l.Line)
+		}
+	}
 }

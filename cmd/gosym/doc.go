@@ -11,7 +11,7 @@
 //	gosym <command> [flags] BINARY [args]
 //
 // The commands are info, funcs, addr2line, inlines, lines, disasm, lidia,
-// symbols and pprof. Each takes -h ("gosym help CMD" is the same), which prints its
+// symbols, pprof and unwind. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -277,4 +277,25 @@
 // -wrappers; -returnaddrs says that the addresses are raw return
 // addresses rather than the call addresses runtime/pprof records. See
 // package profiles for the details.
+//
+// # unwind
+//
+//	gosym unwind BINARY CORE
+//
+// Unwind prints the stack of every thread of CORE, an ELF core file of a
+// process running BINARY (as the Linux kernel, gdb's gcore or qemu-user
+// write them), using only BINARY's Go symbol table: it works on stripped
+// binaries, without frame pointers or DWARF. For each thread, a line
+// "thread TID" (with "signal N" when the thread was receiving a signal),
+// then one line per frame, innermost first, of tab-separated fields: the
+// frame's PC and SP as the runtime's tracebacks print pc= and sp= (the PC
+// is a return address in all frames but the first and the one a signal
+// interrupted), the function, and its file:line. A PC inside inlined calls
+// gets one line per inlined call first, marked "inlined" in a fifth field,
+// then the physical function's line. The walk follows the runtime's own
+// rules (see gosym.Table.Unwind) and ends at the top of the stack (for a
+// Go program killed by a signal, the signal handler's runtime.sigtramp),
+// or with a line "unwinding stopped: REASON". Addresses are link-time
+// addresses: a position-independent BINARY must have been loaded at its
+// link address. BINARY's architecture must be the core's.
 package main

@@ -39,6 +39,7 @@ var commands = []command{
 	{"lidia", "export the symbols as a Lidia file", runLidia},
 	{"symbols", "list every function, physical and inlined, by package and module", runSymbols},
 	{"pprof", "symbolize a pprof profile from the binaries it was recorded from", runPprof},
+	{"unwind", "print the stack of every thread of an ELF core file", runUnwind},
 }
 
 func main() {

@@ -1,0 +1,421 @@
+//go:build linux
+
+package gosym
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/elfcore"
+	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/internal/oracle"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// crashRun is a run of coretest's program, opened.
+type crashRun struct {
+	tab    *Table
+	output string
+	core   *elfcore.File
+}
+
+var crashRuns sync.Map // release/goarch -> *crashOnce
+
+type crashOnce struct {
+	once sync.Once
+	run  *crashRun
+	err  error
+}
+
+// runCrash returns the crash of coretest's program for tg, made once per
+// test process. It skips when the machine cannot make it (no qemu-user,
+// cores sent to a program); .ci/run installs qemu-user so that CI runs
+// every target.
+func runCrash(t testing.TB, tg coretest.Target) *crashRun {
+	return runCrashRelease(t, tg, "")
+}
+
+// runCrashRelease is runCrash with the toolchain of Go release version
+// ("" for the installed one).
+func runCrashRelease(t testing.TB, tg coretest.Target, version string) *crashRun {
+	t.Helper()
+	v, _ := crashRuns.LoadOrStore(version+"/"+tg.GOARCH, new(crashOnce))
+	c := v.(*crashOnce)
+	c.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gosym-unwind-")
+		if err != nil {
+			c.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		goroot := ""
+		if version != "" {
+			if goroot, err = coretest.Toolchain(version); err != nil {
+				c.err = err
+				return
+			}
+		}
+		run, err := coretest.Crash(dir, tg, goroot)
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.run, c.err = openRun(run)
+	})
+	if errors.Is(c.err, coretest.ErrUnavailable) {
+		t.Skip(c.err)
+	}
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.run
+}
+
+// openRun reads the run's binary and opens its core.
+func openRun(run *coretest.Run) (*crashRun, error) {
+	bin, err := os.ReadFile(run.Binary)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := object.NewBytes(bin)
+	if err != nil {
+		return nil, err
+	}
+	tab, err := NewTable(obj)
+	if err != nil {
+		return nil, err
+	}
+	// Kept open for the test process: the file can be removed meanwhile.
+	f, err := os.Open(run.Core)
+	if err != nil {
+		return nil, err
+	}
+	core, err := elfcore.NewFile(f)
+	if err != nil {
+		return nil, err
+	}
+	return &crashRun{tab: tab, output: run.Output, core: core}, nil
+}
+
+// TestUnwindRuntime is the runtime oracle of Unwind: coretest's program,
+// built stripped, dies of SIGQUIT under GOTRACEBACK=crash, and the runtime
+// prints the frames (pc=, sp=) of every goroutine: from the signal context
+// for the goroutine each thread was running (spinning goroutines, idle
+// threads' g0 stacks), from the saved state for parked ones. Unwind, from
+// the same registers, over the memory of the core the process left, must
+// find exactly those frames. Every thread's own registers in the core
+// (NT_PRSTATUS: inside the runtime's signal handler by then) must unwind,
+// without error, to the top of the signal stack.
+func TestUnwindRuntime(t *testing.T) {
+	for _, tg := range coretest.Targets {
+		t.Run(tg.GOARCH, func(t *testing.T) {
+			if tg.Qemu != "" || tg.GOARCH == "386" {
+				t.Parallel()
+			}
+			checkCrash(t, runCrash(t, tg), tg)
+		})
+	}
+}
+
+// releasesEnv names the environment variable listing the Go releases
+// TestUnwindReleases builds the program with ("go1.12.17,go1.16.15").
+const releasesEnv = "GOSYM_UNWIND_RELEASES"
+
+// TestUnwindReleases is TestUnwindRuntime for the programs built by the
+// Go releases listed in GOSYM_UNWIND_RELEASES, whose toolchains come from
+// the module proxy (golang.org/toolchain, about 70 MB each, as the
+// full-matrix build fetches them): .ci/run sets it in its full-matrix
+// phase.
+func TestUnwindReleases(t *testing.T) {
+	list := os.Getenv(releasesEnv)
+	if list == "" {
+		t.Skipf("set %s to a list of Go releases to run (.ci/run does)", releasesEnv)
+	}
+	for _, version := range strings.Split(list, ",") {
+		for _, tg := range coretest.Targets {
+			t.Run(version+"/"+tg.GOARCH, func(t *testing.T) {
+				t.Parallel()
+				checkCrash(t, runCrashRelease(t, tg, version), tg)
+			})
+		}
+	}
+}
+
+// checkCrash compares Unwind with the runtime's frames of one crash.
+func checkCrash(t *testing.T, run *crashRun, tg coretest.Target) {
+	if got := run.core.GOARCH(); got != tg.GOARCH {
+		t.Errorf("core's architecture %q", got)
+	}
+	lr := usesLRArch(tg.GOARCH)
+	var signal, parked, parkedLR, frames, outside int
+	for _, g := range coretest.Goroutines(run.output, tg.LR) {
+		regs := Regs{PC: g.PC, SP: g.SP, LR: g.LR}
+		if lr && !g.Signal && len(g.Frames) > 1 {
+			// A parked goroutine whose innermost function has no
+			// frame at its PC (stopped in a prologue) returns to
+			// its saved LR (g.sched.lr), which the runtime does not
+			// print: take it from the traceback's next frame.
+			if f, err := run.tab.ResolveFunction(g.PC); err == nil {
+				if d, err := f.SPDelta(g.PC); err == nil && d == 0 {
+					regs.LR = g.Frames[1].PC
+					parkedLR++
+				}
+			}
+		}
+		got, err := unwindFrames(run.tab, regs, run.core)
+		if err != nil {
+			t.Errorf("%s: %v", g.Header, err)
+		}
+		if !sameFrames(got, g.Frames) {
+			t.Errorf("%s (regs %+v):\nUnwind:\n%s\nruntime:\n%s", g.Header, regs, formatFrames(got), formatFrames(g.Frames))
+			continue
+		}
+		frames += len(got)
+		if g.Signal {
+			signal++
+		} else {
+			parked++
+		}
+	}
+	if signal < 4 || parked < 3 {
+		t.Errorf("only %d goroutines from signal contexts and %d parked ones agree", signal, parked)
+	}
+	for _, th := range run.core.Threads {
+		got, err := unwindFrames(run.tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, run.core)
+		if err == nil {
+			if last, _ := run.tab.ResolveFunction(got[len(got)-1].PC); last.Kind() == KindTop {
+				continue
+			}
+		}
+		flagged := run.tab.hasFlags() && tg.GOARCH != "ppc64le"
+		if !flagged && sigtrampNear(got) && (err == nil || errors.Is(err, ErrPCNotFound)) {
+			// runtime.sigtramp is TOPFRAME from Go 1.17, except on
+			// ppc64le. Before, and there, the walk goes on to its
+			// caller: the kernel's (or qemu's) signal return code, or
+			// runtime.sigreturn on amd64 and 386, above which the
+			// signal frame holds no return address; the runtime's own
+			// unwinder stopped there too, at a PC outside Go.
+			outside++
+			continue
+		}
+		t.Errorf("thread %d: unwinding ends neither at a top frame nor at runtime.sigtramp: %v\n%s", th.PID, err, formatFrames(got))
+	}
+	t.Logf("%s: %d goroutines from signal contexts, %d parked (%d with the LR of the traceback), %d frames agree; %d threads of the core unwind to a top frame, %d to runtime.sigtramp and out of Go",
+		tg.GOARCH, signal, parked, parkedLR, frames, len(run.core.Threads)-outside, outside)
+}
+
+// gcoreEnv names the environment variable that enables TestUnwindGcore.
+const gcoreEnv = "GOSYM_GCORE"
+
+// TestUnwindGcore unwinds the threads of a core written by gdb's gcore
+// while coretest's program ran, from the registers of the core
+// (NT_PRSTATUS), and compares each thread running a spinning goroutine
+// with the frames the runtime printed for it when SIGQUIT killed the
+// program just after. gcore writes every mapping (about 1.2 GB here), so
+// the test runs only with GOSYM_GCORE=1, which .ci/run sets in its
+// full-matrix phase.
+func TestUnwindGcore(t *testing.T) {
+	if os.Getenv(gcoreEnv) != "1" {
+		t.Skipf("set %s=1 to run (gcore writes about 1.2 GB; .ci/run does)", gcoreEnv)
+	}
+	for _, goarch := range []string{"amd64", "386"} {
+		t.Run(goarch, func(t *testing.T) {
+			dir := t.TempDir()
+			run, err := coretest.Gcore(dir, goarch)
+			if errors.Is(err, coretest.ErrUnavailable) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, err := os.ReadFile(run.Binary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := mustTable(t, bin)
+			f, err := os.Open(run.Core)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			core, err := elfcore.NewFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spinning := map[[2]uint64][]oracle.TracebackFrame{}
+			for _, g := range coretest.Goroutines(run.Output, "") {
+				if g.Signal && strings.HasPrefix(g.Frames[0].Func, "main.spin") {
+					spinning[[2]uint64{g.PC, g.SP}] = g.Frames
+				}
+			}
+			if len(spinning) != 3 {
+				t.Fatalf("%d spinning goroutines in the runtime's output, want 3:\n%s", len(spinning), run.Output)
+			}
+			agree := 0
+			for _, th := range core.Threads {
+				want, ok := spinning[[2]uint64{th.PC, th.SP}]
+				if !ok {
+					continue
+				}
+				got, err := unwindFrames(tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, core)
+				if err != nil || !sameFrames(got, want) {
+					t.Errorf("thread %d: %v\nUnwind:\n%s\nruntime:\n%s", th.PID, err, formatFrames(got), formatFrames(want))
+					continue
+				}
+				agree++
+			}
+			if agree != len(spinning) {
+				t.Errorf("%d of %d spinning goroutines found on the core's threads", agree, len(spinning))
+			}
+			t.Logf("%s: %d threads of the gcore core unwind to the runtime's frames", goarch, agree)
+		})
+	}
+}
+
+// unwindFrames collects Unwind's frames, named as the runtime prints them.
+func unwindFrames(tab *Table, regs Regs, mem *elfcore.File) ([]oracle.TracebackFrame, error) {
+	var out []oracle.TracebackFrame
+	for fr, err := range tab.Unwind(regs, mem) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, oracle.TracebackFrame{Func: oracle.PrintName(fr.Function.Name()), SP: fr.SP, PC: fr.PC})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no frames")
+	}
+	return out, nil
+}
+
+// sigtrampNear reports whether one of the last two frames is
+// runtime.sigtramp (on ppc64, the static sigtramp<> behind its function
+// descriptor, named "sigtramp", or runtime._sigtramp in Go 1.12).
+func sigtrampNear(fs []oracle.TracebackFrame) bool {
+	for i := max(len(fs)-2, 0); i < len(fs); i++ {
+		switch fs[i].Func {
+		case "runtime.sigtramp", "sigtramp", "runtime._sigtramp":
+			return true
+		}
+	}
+	return false
+}
+
+func sameFrames(got, want []oracle.TracebackFrame) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i].PC != want[i].PC || got[i].SP != want[i].SP || got[i].Func != want[i].Func {
+			return false
+		}
+	}
+	return true
+}
+
+func formatFrames(fs []oracle.TracebackFrame) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\t%s pc=%#x sp=%#x\n", f.Func, f.PC, f.SP)
+	}
+	return b.String()
+}
+
+// snapshot is a copy of target memory [base, base+len(data)).
+type snapshot struct {
+	base uint64
+	data []byte
+}
+
+func (s *snapshot) ReadAt(p []byte, off int64) (int, error) {
+	a := uint64(off)
+	if a < s.base || a-s.base > uint64(len(s.data)) || uint64(len(s.data))-(a-s.base) < uint64(len(p)) {
+		return 0, fmt.Errorf("address %#x not in the snapshot", a)
+	}
+	return copy(p, s.data[a-s.base:]), nil
+}
+
+// deepest returns the host's crash run, the registers of its deepest
+// spinning goroutine and a copy of that goroutine's stack, and the number
+// of frames the runtime printed for it.
+func deepest(tb testing.TB) (*Table, Regs, *snapshot, int) {
+	run := runCrash(tb, coretest.Targets[0])
+	var best coretest.Goroutine
+	for _, g := range coretest.Goroutines(run.output, "") {
+		if len(g.Frames) > len(best.Frames) {
+			best = g
+		}
+	}
+	lo, hi := best.SP, best.Frames[len(best.Frames)-1].SP+64
+	s := &snapshot{base: lo, data: make([]byte, hi-lo)}
+	if _, err := run.core.ReadAt(s.data, int64(lo)); err != nil {
+		tb.Fatal(err)
+	}
+	return run.tab, Regs{PC: best.PC, SP: best.SP, LR: best.LR}, s, len(best.Frames)
+}
+
+// TestUnwindAllocs checks that a walk allocates the same few objects
+// whatever its depth: nothing per frame.
+func TestUnwindAllocs(t *testing.T) {
+	tab, regs, mem, n := deepest(t)
+	walk := func() {
+		for _, err := range tab.Unwind(regs, mem) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	walk()
+	if a := testing.AllocsPerRun(100, walk); a > 2 {
+		t.Errorf("%v allocations per walk of %d frames; want at most 2, none per frame", a, n)
+	}
+}
+
+// BenchmarkUnwind measures the frames Unwind finds per second on the
+// deepest stack of the host's crash run (40 levels of calls: 87 frames),
+// read from a copy of the stack.
+func BenchmarkUnwind(b *testing.B) {
+	tab, regs, mem, n := deepest(b)
+	b.ReportAllocs()
+	frames := 0
+	for b.Loop() {
+		for _, err := range tab.Unwind(regs, mem) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			frames++
+		}
+	}
+	if frames != b.N*n {
+		b.Fatalf("%d frames in %d walks, want %d each", frames, b.N, n)
+	}
+	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
+}
+
+// BenchmarkCallers is, for comparison, the runtime's own unwinder on a
+// stack of about the same depth in the benchmark's process
+// (runtime.Callers: return addresses only, no symbolization).
+func BenchmarkCallers(b *testing.B) {
+	pcs := make([]uintptr, 128)
+	var n int
+	callersDeep(84, func() {
+		b.ReportAllocs()
+		for b.Loop() {
+			n = runtime.Callers(0, pcs)
+		}
+	})
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+//go:noinline
+func callersDeep(n int, f func()) {
+	if n == 0 {
+		f()
+		return
+	}
+	callersDeep(n-1, f)
+}
