@@ -30,10 +30,6 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	return b.writeTo(w)
 }
 
-// maxDepth bounds the inline depth Write accepts; deeper chains mean a
-// cyclic inline tree.
-const maxDepth = 1 << 10
-
 // record is one range entry. Every field but the VA fits in 32 bits for
 // any Go binary (the pclntab itself stores 32-bit offsets), so the range
 // table's field width is always 4; the VA table's is 8 when some address
@@ -185,6 +181,9 @@ func (b *builder) addFunction(f gosym.Function) error {
 	b.nodes, b.parent = grow(b.nodes, n+len(calls)), grow(b.parent, n+len(calls))
 	copy(b.nodes, fl)
 	for k := range fl {
+		if c := fl[k].Call; c >= len(calls) {
+			return fmt.Errorf("lidia: %s: range at %#x in inlined call %d of %d", f.Name(), fl[k].PCLo, c, len(calls))
+		}
 		b.parent[k] = callSite(n, fl[k].Call)
 	}
 	for c, call := range calls {
@@ -197,9 +196,7 @@ func (b *builder) addFunction(f gosym.Function) error {
 	}
 	b.prev = b.prev[:0]
 	for k := range fl {
-		if err := b.stack(int32(k)); err != nil {
-			return fmt.Errorf("lidia: %s: %w", f.Name(), err)
-		}
+		b.stack(int32(k))
 		b.piece(fl[k].PCLo)
 	}
 	b.closeFrom(0, end)
@@ -224,27 +221,24 @@ func grow[T any](s []T, n int) []T {
 }
 
 // stack sets b.cur to the inline stack whose innermost frame is node k,
-// outermost first, as the options want it.
-func (b *builder) stack(k int32) error {
+// outermost first, as the options want it. The walk ends: gosym's
+// InlinedCalls puts every call after its parent, so parents only decrease.
+func (b *builder) stack(k int32) {
 	n := 0
 	root := k
 	for j := k; j >= 0; n++ {
-		if n > maxDepth {
-			return fmt.Errorf("inline stack at %#x deeper than %d", b.nodes[k].PCLo, maxDepth)
-		}
 		root = j
 		j = b.parent[j]
 	}
 	if !b.o.inlines {
 		b.cur = append(b.cur[:0], root)
-		return nil
+		return
 	}
 	b.cur = grow(b.cur, n)
 	for i, j := n-1, k; i >= 0; i-- {
 		b.cur[i] = j
 		j = b.parent[j]
 	}
-	return nil
 }
 
 // piece adds the PCs from lo on (up to the next piece) with the stack
