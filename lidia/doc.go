@@ -31,25 +31,34 @@
 // (its writer emits only physical functions, without files or lines). The
 // files written here follow these rules:
 //
-//   - Ranges of depth 0 cover each physical function exactly, from its entry
-//     to the next function's entry (alignment padding included), with the
-//     function's name and the file of its own code. Normally that is one
-//     range per function; it is split where the file of its own code
-//     changes (package initializers, some runtime code) and before its
-//     alignment padding, which has no file. There are no empty ranges and
-//     no duplicates.
+//   - Ranges of depth 0 tile each physical function exactly: together they
+//     span [entry, end), from its entry to the next function's entry with
+//     the alignment padding included, without gap or overlap, each with the
+//     function's name. Normally that is one range per function. A function
+//     gets several only where the file of its own frame changes (package
+//     initializers, some runtime code, and code the compiler tags with a
+//     callee's file): see the file rule below. There are no empty ranges
+//     and no duplicates.
 //   - Each contiguous run of PCs of an inlined call is one range, at depth
 //     d ≥ 1 for a call made from the frame at depth d-1: function and file
 //     of the inlined function, call file and call line of the call site in
 //     the caller. Every such range lies inside one range of depth d-1.
+//   - A range's file is the file of its frame at every PC it covers: the
+//     file of the code itself where the range is the innermost frame, the
+//     file of the call site where it is an outer frame. A range is split
+//     where that file changes, so that Pyroscope's reader, which reports
+//     each frame with its own range's file, gives every frame's file
+//     exactly. Alignment padding has no file; it fits the file of the
+//     range it is in.
 //   - Ranges are sorted by VA, then by depth. So Pyroscope's lookup, which
 //     walks backward from the last range at or before an address and stops
 //     at the first range of depth 0, returns exactly the inline stack.
 //   - A line table lists (offset from the range's VA, line) pairs sorted by
 //     offset; the line at an address is that of the entry with the largest
-//     offset not above it. A range's line table and file need only be right
-//     where the range is the innermost frame: an outer frame takes its file
-//     and line from the call file and call line of the range one deeper.
+//     offset not above it. A range's line table need only be right where
+//     the range is the innermost frame: an outer frame takes its line from
+//     the call line of the range one deeper. Line 0 marks PCs with no
+//     position, such as alignment padding: there the frame has no file.
 //     Identical line tables are stored once.
 //   - Strings are stored once each.
 //

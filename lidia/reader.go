@@ -243,7 +243,8 @@ func (r *Reader) Close() error {
 // In a file whose ranges nest, as Write makes them, the innermost frame
 // takes its file from its range and its line from the range's line table;
 // every outer frame takes its file and line from the call site recorded in
-// the range one deeper. Other files (such as Pyroscope's, which hold
+// the range one deeper; where the line table gives line 0 (alignment
+// padding), the frame has no file. Other files (such as Pyroscope's, which hold
 // duplicate symbols) are read with Pyroscope's backward walk, which gives
 // every covering range its own file and line.
 func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
@@ -290,6 +291,12 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 	if !(ok1 && ok2 && ok3) {
 		return dst, corrupt("range %d has a reference out of range", i)
 	}
+	if line == 0 && e.lineCount > 0 {
+		file = "" // no position here: alignment padding
+	}
+	if !r.o.lines {
+		line = 0
+	}
 	dst = append(dst, Frame{fn, file, line})
 	for p != noParent {
 		var err error
@@ -332,6 +339,9 @@ func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
 			line, ok3 := r.line(&e, addr-va)
 			if !(ok1 && ok2 && ok3) {
 				return dst, corrupt("range %d has a reference out of range", i)
+			}
+			if !r.o.lines {
+				line = 0
 			}
 			dst = append(dst, Frame{fn, file, line})
 		}
@@ -461,7 +471,7 @@ func (r *Reader) file(off uint64) (string, bool) {
 // of its line table with the largest offset at most rel; 0 if none.
 func (r *Reader) line(e *entry, rel uint64) (uint32, bool) {
 	count := e.lineCount
-	if count == 0 || !r.o.lines {
+	if count == 0 {
 		return 0, true
 	}
 	idx := e.lineIdx

@@ -1,6 +1,7 @@
 package lidia
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
@@ -8,15 +9,26 @@ import (
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
-// roundTrip checks Lookup against ResolveLocations at every PC of every
-// function of tab, and that addresses outside the functions give no frame.
-// It returns the number of PCs and frames checked.
-func roundTrip(t *testing.T, tab *gosym.Table, r *Reader) (pcs, frames int) {
+// roundTrip checks, at every PC of every function of tab, the file data
+// written for it: Lookup must return ResolveLocations' frames (functions,
+// files, lines), and the re-implementation of Pyroscope's reader (its
+// backward walk, pyroscope_test.go) the same functions and files, with line
+// 0, except at alignment padding, which has no file and where Pyroscope's
+// reader reports the function's. Addresses outside the functions give no
+// frame. It also checks the layout (checkLayout) and returns the number of
+// PCs and frames checked.
+func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	t.Helper()
+	r := newReader(t, data)
+	p, err := openPyro(bytes.NewReader(data), true)
+	if err != nil {
+		t.Fatalf("Pyroscope's reader rejects the file: %v", err)
+	}
+	checkLayout(t, tab, data)
 	var locs []gosym.Location
 	var got []Frame
-	var err error
-	bad := 0
+	var pf []pyroFrame
+	bad, badPyro := 0, 0
 	fns := functions(t, tab)
 	for _, f := range fns {
 		for pc := f.Entry(); pc < f.End(); pc++ {
@@ -26,6 +38,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, r *Reader) (pcs, frames int) {
 			if got, err = r.Lookup(got, pc); err != nil {
 				t.Fatalf("pc %#x: Lookup: %v", pc, err)
 			}
+			pf = p.Lookup(pf, pc)
 			pcs++
 			frames += len(locs)
 			if !sameFrames(got, locs) {
@@ -33,10 +46,18 @@ func roundTrip(t *testing.T, tab *gosym.Table, r *Reader) (pcs, frames int) {
 					t.Errorf("pc %#x:\n got  %v\n want %v", pc, got, locs)
 				}
 			}
+			if !samePyro(pf, locs) {
+				if badPyro++; badPyro <= 10 {
+					t.Errorf("pc %#x: Pyroscope's reader:\n got  %v\n want %v", pc, pf, locs)
+				}
+			}
 		}
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d PCs disagree", bad, pcs)
+	}
+	if badPyro > 0 {
+		t.Errorf("Pyroscope's reader: %d of %d PCs disagree", badPyro, pcs)
 	}
 	for _, pc := range []uint64{0, fns[0].Entry() - 1, fns[len(fns)-1].End(), ^uint64(0)} {
 		if got, err = r.Lookup(got, pc); err != nil || len(got) != 0 {
@@ -58,10 +79,62 @@ func sameFrames(got []Frame, want []gosym.Location) bool {
 	return true
 }
 
+// samePyro reports whether the frames of Pyroscope's reader have the
+// functions and files of want (any file at padding), and line 0.
+func samePyro(got []pyroFrame, want []gosym.Location) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i, l := range want {
+		if got[i].FunctionName != l.Function || got[i].LineNumber != 0 || (got[i].FilePath != l.File && !padding(want)) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkLayout checks the depth-0 ranges of a file written for tab: they
+// tile each function's [Entry, End) exactly, padding included, with its
+// name; and consecutive ranges of one function have different files.
+func checkLayout(t *testing.T, tab *gosym.Table, data []byte) {
+	t.Helper()
+	var depth0 []pyroRange
+	for _, p := range decodeRanges(t, newReader(t, data)) {
+		if p.Depth == 0 {
+			depth0 = append(depth0, p)
+		}
+	}
+	fns := functions(t, tab)
+	i, split := 0, 0
+	for _, f := range fns {
+		pc := f.Entry()
+		for ; i < len(depth0) && depth0[i].VA < f.End(); i++ {
+			p := depth0[i]
+			if p.VA != pc || p.Function != f.Name() || p.VA+uint64(p.Length) > f.End() {
+				t.Fatalf("%s [%#x, %#x): depth-0 range %s [%#x, +%#x) at %#x", f.Name(), f.Entry(), f.End(), p.Function, p.VA, p.Length, pc)
+			}
+			if pc != f.Entry() {
+				split++
+				if q := depth0[i-1]; q.File == p.File {
+					t.Errorf("%s: ranges at %#x and %#x split, both in %q", f.Name(), q.VA, p.VA, p.File)
+				}
+			}
+			pc += uint64(p.Length)
+		}
+		if pc != f.End() {
+			t.Fatalf("%s [%#x, %#x): depth-0 ranges end at %#x", f.Name(), f.Entry(), f.End(), pc)
+		}
+	}
+	if i != len(depth0) {
+		t.Errorf("depth-0 range %s at %#x outside the functions", depth0[i].Function, depth0[i].VA)
+	}
+	t.Logf("%d functions, %d depth-0 ranges (%d split off where the file changes)", len(fns), len(depth0), split)
+}
+
 func TestRoundTripSelf(t *testing.T) {
 	tab := selfTable(t)
 	data := writeBytes(t, tab)
-	pcs, frames := roundTrip(t, tab, newReader(t, data))
+	pcs, frames := roundTrip(t, tab, data)
 	t.Logf("test binary: %d PCs, %d frames agree (file of %d bytes)", pcs, frames, len(data))
 }
 
@@ -75,7 +148,7 @@ func TestRoundTripCorpus(t *testing.T) {
 			t.Parallel()
 			tab := entryTable(t, e)
 			data := writeBytes(t, tab)
-			pcs, frames := roundTrip(t, tab, newReader(t, data))
+			pcs, frames := roundTrip(t, tab, data)
 			t.Logf("%s: %d PCs, %d frames agree (file of %d bytes)", e.Name, pcs, frames, len(data))
 		})
 	}

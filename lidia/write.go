@@ -47,10 +47,9 @@ type lineEntry struct{ off, line uint32 }
 // openRange is a range being built: its record, its line entries so far
 // and its file.
 type openRange struct {
-	rec     int
-	lines   []lineEntry
-	file    string // the file where it is the innermost frame
-	hasFile bool   // whether it has been the innermost frame
+	rec   int
+	lines []lineEntry
+	file  string // the file of its frame; "" while unknown
 }
 
 // chunkBits sizes the chunks of the builder's lists, which grow without
@@ -242,11 +241,13 @@ func (b *builder) stack(k int32) {
 }
 
 // piece adds the PCs from lo on (up to the next piece) with the stack
-// b.cur. A range goes on while its function and call site stay and, where
-// it is the innermost frame, its file: a range's file, like its line
-// table, is read only where it is the innermost frame (outer frames take
-// theirs from the call site in the range one deeper). The other ranges are
-// closed at lo and new ones start there.
+// b.cur. A range goes on while its function and call site stay and, with
+// files, while the file of its frame stays: the file a range holds is its
+// frame's at every PC it covers, as the innermost frame (the code's own
+// file) and as an outer frame (the file of the call site in it), since
+// Pyroscope's reader reports each range's file for every frame. An unknown
+// file (alignment padding) fits any. The other ranges are closed at lo and
+// new ones start there.
 func (b *builder) piece(lo uint64) {
 	cur, prev, nodes := b.cur, b.prev, b.nodes
 	last := len(cur) - 1
@@ -258,11 +259,10 @@ func (b *builder) piece(lo uint64) {
 		if !same && x.Name != y.Name {
 			break
 		}
-		if d == last {
-			if o := &b.open[d]; b.o.files && o.hasFile && x.File != o.file {
-				break
-			}
-		} else if d == len(prev)-1 || (!same && (x.Line != y.Line || (b.o.files && x.File != y.File))) {
+		if o := &b.open[d]; b.o.files && x.File != "" && o.file != "" && x.File != o.file {
+			break
+		}
+		if d < last && (d == len(prev)-1 || (!same && (x.Line != y.Line || (b.o.files && x.File != y.File)))) {
 			// Frame d goes on, but calls from another place (or from
 			// where there was no call): a new range at d+1.
 			d++
@@ -271,13 +271,19 @@ func (b *builder) piece(lo uint64) {
 		d++
 	}
 	b.closeFrom(d, lo)
+	if b.o.files {
+		// A range that goes on takes its first known file.
+		for e := range d {
+			if o := &b.open[e]; o.file == "" && nodes[cur[e]].File != "" {
+				o.file = nodes[cur[e]].File
+				b.recs.at(o.rec).file = b.str(o.file)
+			}
+		}
+	}
 	for e := d; e <= last; e++ {
 		n := &nodes[cur[e]]
 		r := record{va: lo, depth: uint32(e), fn: b.str(n.Name)}
 		if b.o.files {
-			// The file here, even as an outer frame, unless the range
-			// is later the innermost frame (Pyroscope's reader reports
-			// it for outer frames too).
 			r.file = b.str(n.File)
 		}
 		if e > 0 {
@@ -295,15 +301,11 @@ func (b *builder) piece(lo uint64) {
 		o := &b.open[e]
 		o.rec = b.recs.add(r)
 		o.lines = o.lines[:0]
-		o.file, o.hasFile = "", false
+		o.file = n.File
 	}
 	b.nopen = last + 1
 	in := &b.open[last]
 	x := &nodes[cur[last]]
-	if b.o.files && !in.hasFile {
-		in.file, in.hasFile = x.File, true
-		b.recs.at(in.rec).file = b.str(x.File)
-	}
 	if b.o.lines {
 		// The innermost range's line. Its table need only be right where
 		// it is the innermost frame, so the first entry is at offset 0
