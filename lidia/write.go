@@ -13,20 +13,27 @@ import (
 // Write emits the symbol table t as a Lidia file: for every function, the
 // depth-0 ranges that cover it, the ranges of its inlined calls with their
 // call sites, line tables and source files, unless options leave them out
-// (WithLines, WithFiles, WithInlines). What the ranges mean is described in
+// (WithLines, WithFiles, WithInlines); and a depth-0 range for each
+// function symbol of t's object (C code of cgo and externally linked
+// binaries) that no Go function covers. What the ranges mean is described in
 // the package documentation. Write builds the tables in memory and then
 // writes the header and the tables in order, so w need not be an
 // io.Seeker. Addresses are link-time addresses, as t's.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	b := newBuilder(makeOptions(opts), t.NumFunctions())
+	syms := funcSymbols(t.Object())
+	k := 0
 	for f, err := range t.Functions() {
 		if err != nil {
 			return err
 		}
+		k = b.addSymbols(syms, k, f.Entry())
 		if err := b.addFunction(f); err != nil {
 			return err
 		}
+		b.end = max(b.end, f.End())
 	}
+	b.addSymbols(syms, k, math.MaxUint64)
 	return b.writeTo(w)
 }
 
@@ -85,7 +92,8 @@ type strCacheEntry struct {
 // builder accumulates the tables of a file, function by function.
 type builder struct {
 	o   options
-	err error // a table outgrew 32-bit offsets
+	err error  // a table outgrew 32-bit offsets
+	end uint64 // the end of the last depth-0 range
 
 	recs  chunks[record]
 	lines chunks[lineEntry]
