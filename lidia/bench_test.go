@@ -18,9 +18,18 @@ import (
 // or "compile". It skips the benchmark if there is none.
 func toolBinary(tb testing.TB, name string) string {
 	tb.Helper()
+	path := toolBinaryOrEmpty(name)
+	if path == "" {
+		tb.Skipf("no %s binary in the installed toolchain", name)
+	}
+	return path
+}
+
+// toolBinaryOrEmpty is toolBinary, or "" where there is no such binary.
+func toolBinaryOrEmpty(name string) string {
 	out, err := exec.Command("go", "env", "GOROOT", "GOTOOLDIR").Output()
 	if err != nil {
-		tb.Skip("no go command:", err)
+		return ""
 	}
 	dirs := strings.Fields(string(out))
 	path := filepath.Join(dirs[0], "bin", name)
@@ -28,7 +37,7 @@ func toolBinary(tb testing.TB, name string) string {
 		path = filepath.Join(dirs[1], name)
 	}
 	if _, err := os.Stat(path); err != nil {
-		tb.Skip(err)
+		return ""
 	}
 	return path
 }

@@ -37,8 +37,9 @@
 //     function's name. Normally that is one range per function. A function
 //     gets several only where the file of its own frame changes (package
 //     initializers, some runtime code, and code the compiler tags with a
-//     callee's file): see the file rule below. There are no empty ranges
-//     and no duplicates.
+//     callee's file): see the file rule below; or where its ranges are so
+//     dense that Pyroscope's reader would read too many (the walk rule
+//     below). There are no empty ranges and no duplicates.
 //   - Each contiguous run of PCs of an inlined call is one range, at depth
 //     d ≥ 1 for a call made from the frame at depth d-1: function and file
 //     of the inlined function, call file and call line of the call site in
@@ -49,17 +50,28 @@
 //     where that file changes, so that Pyroscope's reader, which reports
 //     each frame with its own range's file, gives every frame's file
 //     exactly. Alignment padding has no file; it fits the file of the
-//     range it is in.
+//     range it is in (Pyroscope's reader reports that file there).
 //   - Ranges are sorted by VA, then by depth. So Pyroscope's lookup, which
 //     walks backward from the last range at or before an address and stops
 //     at the first range of depth 0, returns exactly the inline stack.
+//   - Walks are bounded: from a depth-0 range to the next there are at
+//     most 64 ranges, so that Pyroscope's walk reads at most 64 at any
+//     address. Where a function's ranges would outgrow that, its depth-0
+//     range is split at the first PC where a new range would be one too
+//     many, together with every inlined range open there, which starts
+//     again at that PC (with its own line table); splits happen only
+//     there.
 //   - A line table lists (offset from the range's VA, line) pairs sorted by
 //     offset; the line at an address is that of the entry with the largest
 //     offset not above it. A range's line table need only be right where
 //     the range is the innermost frame: an outer frame takes its line from
-//     the call line of the range one deeper. Line 0 marks PCs with no
-//     position, such as alignment padding: there the frame has no file.
-//     Identical line tables are stored once.
+//     the call line of the range one deeper. Identical line tables are
+//     stored once.
+//   - A depth-0 range has no call site, so its call line, which
+//     Pyroscope's reader never reads, holds instead where the alignment
+//     padding at its end starts: the offset from its VA plus one (0: no
+//     padding). There the function's frame has no file and line 0, as in
+//     the pclntab.
 //   - Strings are stored once each.
 //
 // Compiler-generated wrappers are kept as frames (gosym marks them with

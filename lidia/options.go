@@ -25,8 +25,7 @@ func WithCRC() Option { return func(o *options) { o.crc = true } }
 
 // WithLines says whether Write emits line tables and call lines (on by
 // default); without them every range gets an empty line table and call line
-// 0, and Lookup reports line 0 for every frame (and, at alignment padding,
-// which it cannot tell without them, its function's file). For a Reader,
+// 0, and Lookup reports line 0 for every frame. For a Reader,
 // WithLines(false) makes Lookup report line 0 everywhere.
 func WithLines(on bool) Option { return func(o *options) { o.lines = on } }
 

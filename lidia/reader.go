@@ -243,8 +243,8 @@ func (r *Reader) Close() error {
 // In a file whose ranges nest, as Write makes them, the innermost frame
 // takes its file from its range and its line from the range's line table;
 // every outer frame takes its file and line from the call site recorded in
-// the range one deeper; where the line table gives line 0 (alignment
-// padding), the frame has no file. Other files (such as Pyroscope's, which hold
+// the range one deeper; in a depth-0 range's alignment padding (see the
+// package documentation), the frame has no file and line 0. Other files (such as Pyroscope's, which hold
 // duplicate symbols) are read with Pyroscope's backward walk, which gives
 // every covering range its own file and line.
 func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
@@ -291,8 +291,8 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 	if !(ok1 && ok2 && ok3) {
 		return dst, corrupt("range %d has a reference out of range", i)
 	}
-	if line == 0 && e.lineCount > 0 {
-		file = "" // no position here: alignment padding
+	if p == noParent && e.callLine != 0 && addr-va >= e.callLine-1 {
+		file, line = "", 0 // alignment padding: no position
 	}
 	if !r.o.lines {
 		line = 0

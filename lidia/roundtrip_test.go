@@ -3,6 +3,7 @@ package lidia
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
@@ -29,6 +30,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	var got []Frame
 	var pf []pyroFrame
 	bad, badPyro := 0, 0
+	var walks [maxWalk + 2]int // walks[n]: PCs where Pyroscope's walk reads n ranges (the last: more)
 	fns := functions(t, tab)
 	for _, f := range fns {
 		for pc := f.Entry(); pc < f.End(); pc++ {
@@ -39,6 +41,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 				t.Fatalf("pc %#x: Lookup: %v", pc, err)
 			}
 			pf = p.Lookup(pf, pc)
+			walks[min(p.walked, maxWalk+1)]++
 			pcs++
 			frames += len(locs)
 			if !sameFrames(got, locs) {
@@ -59,6 +62,10 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	if badPyro > 0 {
 		t.Errorf("Pyroscope's reader: %d of %d PCs disagree", badPyro, pcs)
 	}
+	if n := walks[maxWalk+1]; n > 0 {
+		t.Errorf("Pyroscope's walk reads more than %d ranges at %d PCs", maxWalk, n)
+	}
+	t.Logf("Pyroscope's walk: %s", walkSummary(walks[:]))
 	for _, pc := range []uint64{0, fns[0].Entry() - 1, fns[len(fns)-1].End(), ^uint64(0)} {
 		// Nothing, or a C function (TestCFunctions checks those).
 		got, err = r.Lookup(got, pc)
@@ -95,21 +102,54 @@ func samePyro(got []pyroFrame, want []gosym.Location) bool {
 	return true
 }
 
+// walkSummary describes a distribution of walk lengths: percentiles and
+// the maximum, over PCs.
+func walkSummary(walks []int) string {
+	total := 0
+	for _, n := range walks {
+		total += n
+	}
+	var out []string
+	seen, maxLen := 0, 0
+	next := []float64{0.5, 0.9, 0.99, 0.999}
+	for l, n := range walks {
+		seen += n
+		for len(next) > 0 && float64(seen) >= next[0]*float64(total) {
+			out = append(out, fmt.Sprintf("p%g %d", next[0]*100, l))
+			next = next[1:]
+		}
+		if n > 0 {
+			maxLen = l
+		}
+	}
+	return fmt.Sprintf("%s, max %d ranges read", strings.Join(out, ", "), maxLen)
+}
+
 // checkLayout checks the depth-0 ranges of a file written for tab: they
 // tile each function's [Entry, End) exactly, padding included, with its
-// name; consecutive ranges of one function have different files; ranges
-// outside the functions (symbols of C functions) have a name, no file and
-// no lines.
+// name; consecutive ranges of one function have different files, unless
+// the second is split off to bound Pyroscope's walk (where the ranges
+// from the first up to the second, plus those opened with it, are more
+// than maxWalk); ranges outside the functions (symbols of C functions)
+// have a name, no file and no lines.
 func checkLayout(t *testing.T, tab *gosym.Table, data []byte) {
 	t.Helper()
 	var depth0 []pyroRange
+	var group []int // group[i]: the number of ranges from depth0[i] to the next
+	var atVA []int  // atVA[i]: the number of ranges at depth0[i]'s VA
 	for _, p := range decodeRanges(t, newReader(t, data)) {
 		if p.Depth == 0 {
 			depth0 = append(depth0, p)
+			group = append(group, 0)
+			atVA = append(atVA, 0)
+		}
+		group[len(group)-1]++
+		if p.VA == depth0[len(depth0)-1].VA {
+			atVA[len(atVA)-1]++
 		}
 	}
 	fns := functions(t, tab)
-	i, split, syms := 0, 0, 0
+	i, split, walkSplit, syms := 0, 0, 0, 0
 	symbol := func(p pyroRange) {
 		syms++
 		if p.Function == "" || p.File != "" || len(p.Lines) > 0 {
@@ -129,7 +169,10 @@ func checkLayout(t *testing.T, tab *gosym.Table, data []byte) {
 			if pc != f.Entry() {
 				split++
 				if q := depth0[i-1]; q.File == p.File {
-					t.Errorf("%s: ranges at %#x and %#x split, both in %q", f.Name(), q.VA, p.VA, p.File)
+					if group[i-1]+atVA[i]-1 <= maxWalk {
+						t.Errorf("%s: ranges at %#x and %#x split, both in %q, %d+%d ranges", f.Name(), q.VA, p.VA, p.File, group[i-1], atVA[i]-1)
+					}
+					walkSplit++
 				}
 			}
 			pc += uint64(p.Length)
@@ -141,7 +184,7 @@ func checkLayout(t *testing.T, tab *gosym.Table, data []byte) {
 	for ; i < len(depth0); i++ {
 		symbol(depth0[i])
 	}
-	t.Logf("%d functions, %d depth-0 ranges (%d split off where the file changes, %d symbols outside)", len(fns), len(depth0), split, syms)
+	t.Logf("%d functions, %d depth-0 ranges (%d split off: %d where the file changes, %d to bound walks; %d symbols outside)", len(fns), len(depth0), split, split-walkSplit, walkSplit, syms)
 }
 
 func TestRoundTripSelf(t *testing.T) {

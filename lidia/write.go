@@ -37,6 +37,11 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	return b.writeTo(w)
 }
 
+// maxWalk bounds the number of ranges Pyroscope's lookup reads, walking
+// backward from an address to the depth-0 range that covers it: the
+// ranges from a depth-0 range up to the next one.
+const maxWalk = 64
+
 // record is one range entry. Every field but the VA fits in 32 bits for
 // any Go binary (the pclntab itself stores 32-bit offsets), so the range
 // table's field width is always 4; the VA table's is 8 when some address
@@ -117,6 +122,10 @@ type builder struct {
 	prev   []int32 // the stack of the previous piece
 	open   []openRange
 	nopen  int // open[:nopen] are the ranges being built, by depth
+	// noPos says whether the open depth-0 range ends, so far, in PCs
+	// without a position (alignment padding), from noPosAt on.
+	noPos   bool
+	noPosAt uint64
 }
 
 func newBuilder(o options, nfunc int) *builder {
@@ -278,6 +287,12 @@ func (b *builder) piece(lo uint64) {
 		}
 		d++
 	}
+	if d > 0 && d <= last && last < maxWalk && b.recs.n-b.open[0].rec+last-d+1 > maxWalk {
+		// The new ranges would make Pyroscope's walk back to the
+		// depth-0 range too long: split that range, and every range open
+		// at lo, here.
+		d = 0
+	}
 	b.closeFrom(d, lo)
 	if b.o.files {
 		// A range that goes on takes its first known file.
@@ -314,6 +329,19 @@ func (b *builder) piece(lo uint64) {
 	b.nopen = last + 1
 	in := &b.open[last]
 	x := &nodes[cur[last]]
+	if d == 0 {
+		b.noPos = false
+	}
+	if last == 0 && x.File == "" && x.Line == 0 {
+		// The function's own code without a position: alignment
+		// padding, if it runs to the end of the range (closeFrom).
+		if !b.noPos {
+			b.noPos, b.noPosAt = true, lo
+		}
+		b.prev, b.cur = cur, prev
+		return
+	}
+	b.noPos = false
 	if b.o.lines {
 		// The innermost range's line. Its table need only be right where
 		// it is the innermost frame, so the first entry is at offset 0
@@ -333,6 +361,9 @@ func (b *builder) closeFrom(d int, end uint64) {
 		o := &b.open[e]
 		r := b.recs.at(o.rec)
 		r.length = uint32(end - r.va)
+		if e == 0 && b.noPos {
+			r.call = uint32(b.noPosAt-r.va) + 1
+		}
 		if b.o.lines {
 			r.lineIdx, r.lineCount = b.lineTable(o.lines)
 		}
