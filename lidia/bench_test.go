@@ -69,8 +69,9 @@ func reportTables(b *testing.B, h []byte) {
 var _ io.Writer = (*countingWriter)(nil)
 
 // BenchmarkWrite measures the export of the go and compile binaries of
-// the installed toolchain, with everything and without line tables; it
-// reports the file size.
+// the installed toolchain, with everything, without line tables, and with
+// names only (the physical functions, as Pyroscope's own files); it reports
+// the file size.
 func BenchmarkWrite(b *testing.B) {
 	for _, bin := range []string{"go", "compile"} {
 		for _, v := range []struct {
@@ -79,6 +80,7 @@ func BenchmarkWrite(b *testing.B) {
 		}{
 			{"full", nil},
 			{"nolines", []Option{WithLines(false)}},
+			{"namesonly", []Option{WithInlines(false), WithFiles(false), WithLines(false)}},
 		} {
 			b.Run(bin+"/"+v.name, func(b *testing.B) {
 				tab := openTable(b, toolBinary(b, bin))

@@ -115,7 +115,7 @@ func TestReadUpstreamFile(t *testing.T) {
 	tab := selfTable(t)
 	data := writePyro(upstreamRanges(t, tab), true, true)
 	r := newReader(t, data)
-	if r.parent != nil {
+	if r.nodes != nil {
 		t.Fatal("duplicate ranges read as nested")
 	}
 	fns := functions(t, tab)
@@ -188,7 +188,7 @@ func TestReadUpstreamLayoutWithInlines(t *testing.T) {
 	pcs := samplePCs(t, tab, 20000)
 	for name, data := range map[string][]byte{"upstream": up, "wide": wide} {
 		r := newReader(t, data)
-		if r.parent == nil {
+		if r.nodes == nil {
 			t.Fatalf("%s: ranges not read as nested", name)
 		}
 		var want, got []Frame
@@ -277,7 +277,7 @@ func TestPyroscopeQuirks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			data := writePyro(ranges, true, true)
 			compareWithPyro(t, data, addrs, true)
-			if r := newReader(t, data); r.parent != nil {
+			if r := newReader(t, data); r.nodes != nil {
 				t.Error("read as nested")
 			}
 		})

@@ -91,10 +91,11 @@
 // line tables. Both copy the strings table to the heap when the file is
 // opened, so that the strings Lookup returns stay valid after Close. On
 // opening, a Reader checks the header and that every table lies in the file
-// (with WithCRC, the checksums too) and builds two indexes: the range that
-// encloses each range (4 bytes per range) and a VA index (about half a byte
-// per range) that narrows the binary search. Lookup then allocates nothing
-// when dst has room, costs a few memory reads per frame, and is safe for
+// (with WithCRC, the checksums too) and builds two indexes: for each range,
+// the range that encloses it and the lengths of its strings (12 bytes per
+// range), and a VA index (about half a byte per range) that narrows the
+// binary search. Lookup then allocates nothing when dst has room, costs a
+// few memory reads per frame (none in the strings table), and is safe for
 // concurrent use (but not concurrently with Close).
 //
 // In a file whose ranges nest (sorted by VA and depth, none empty, ranges

@@ -37,10 +37,10 @@ type Reader struct {
 	shift   uint
 	buckets []uint32
 
-	// parent[i] is the range at depth-1 that holds range i, for files
-	// whose ranges nest (see the package documentation); nil for other
-	// files, which Lookup reads with Pyroscope's backward walk.
-	parent []uint32
+	// nodes[i] indexes range i for files whose ranges nest (see the
+	// package documentation); nil for other files, which Lookup reads
+	// with Pyroscope's backward walk.
+	nodes []node
 
 	o      options
 	closed atomic.Bool
@@ -73,9 +73,9 @@ func Open(name string, opts ...Option) (*Reader, error) {
 // place. The strings table is copied, so the strings Lookup returns stay
 // valid after data is gone. It checks the header and that every table lies
 // in data; with WithCRC it also verifies the checksums. It then indexes the
-// ranges once, in time linear in their number and about 4.5 bytes per
-// range: the enclosing range of each, and a coarse index of the VAs (see
-// the package documentation). Options are as for Open.
+// ranges once, in time linear in their number and about 12.5 bytes per
+// range: the enclosing range of each and the lengths of its strings, and a
+// coarse index of the VAs (see the package documentation). Options are as for Open.
 func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	r := &Reader{data: data, o: makeOptions(opts)}
 	if len(data) < headerSize {
@@ -137,7 +137,7 @@ func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	}
 	r.n, r.vaW, r.fW, r.lW, r.nl = int(n), int(vaW), int(fW), int(lW), nl
 	r.strs = bytes.Clone(strs)
-	r.parent = r.nest()
+	r.nodes = r.nest()
 	r.index()
 	return r, nil
 }
@@ -183,15 +183,26 @@ func (r *Reader) index() {
 	r.base, r.shift, r.buckets = lo, shift, buckets
 }
 
-// nest returns the enclosing range of every range if the ranges nest: sorted
-// by (VA, depth), none empty, ranges at one depth disjoint, and each range
-// at depth d ≥ 1 inside the last range at depth d-1 before it. Else it
-// returns nil.
-func (r *Reader) nest() []uint32 {
+// node is what a Reader indexes of a range of a file whose ranges nest:
+// the range at depth-1 that holds it, and the lengths of its strings, so
+// that Lookup need not read the strings table.
+type node struct {
+	parent             uint32 // noParent for a range of depth 0
+	fn, file, callFile uint16 // string lengths; lenSlow: read the table
+}
+
+// lenSlow marks, in a node, a string that Lookup reads from the table: one
+// of 65535 bytes or more, or a bad reference.
+const lenSlow = math.MaxUint16
+
+// nest indexes the ranges if they nest: sorted by (VA, depth), none empty,
+// ranges at one depth disjoint, and each range at depth d ≥ 1 inside the
+// last range at depth d-1 before it. Else it returns nil.
+func (r *Reader) nest() []node {
 	if uint64(r.n) >= noParent {
 		return nil
 	}
-	parent := make([]uint32, r.n)
+	nodes := make([]node, r.n)
 	type open struct {
 		i       uint32
 		va, end uint64
@@ -208,21 +219,50 @@ func (r *Reader) nest() []uint32 {
 		if d < len(stack) && va < stack[d].end {
 			return nil // overlaps the previous range at its depth, or unsorted
 		}
+		nd := &nodes[i]
 		if d == 0 {
 			if len(stack) > 0 && va < stack[0].va {
 				return nil
 			}
-			parent[i] = noParent
+			nd.parent = noParent
 		} else {
 			p := stack[d-1]
 			if va < p.va || end > p.end {
 				return nil
 			}
-			parent[i] = p.i
+			nd.parent = p.i
 		}
+		nd.fn, nd.file, nd.callFile = r.strLen(r.field(rec, fFunc)), r.strLen(r.field(rec, fFile)), r.strLen(r.field(rec, fCallFile))
 		stack = append(stack[:d], open{uint32(i), va, end})
 	}
-	return parent
+	return nodes
+}
+
+// strLen returns the length of the string at offset off, or lenSlow.
+func (r *Reader) strLen(off uint64) uint16 {
+	if s, ok := r.str(off); ok && len(s) < lenSlow {
+		return uint16(len(s))
+	}
+	return lenSlow
+}
+
+// strOf returns the string at offset off, of length n (from a node).
+func (r *Reader) strOf(off uint64, n uint16) (string, bool) {
+	switch n {
+	case 0:
+		return "", true
+	case lenSlow:
+		return r.str(off)
+	}
+	return unsafe.String(&r.strs[off+4], n), true
+}
+
+// fileOf is strOf, or "" when files are turned off.
+func (r *Reader) fileOf(off uint64, n uint16) (string, bool) {
+	if !r.o.files {
+		return "", true
+	}
+	return r.strOf(off, n)
 }
 
 // Close marks the Reader closed: Lookup after Close returns ErrClosed.
@@ -244,9 +284,10 @@ func (r *Reader) Close() error {
 // takes its file from its range and its line from the range's line table;
 // every outer frame takes its file and line from the call site recorded in
 // the range one deeper; in a depth-0 range's alignment padding (see the
-// package documentation), the frame has no file and line 0. Other files (such as Pyroscope's, which hold
-// duplicate symbols) are read with Pyroscope's backward walk, which gives
-// every covering range its own file and line.
+// package documentation), the frame has no file and line 0. Other files
+// (such as Pyroscope's, which hold duplicate symbols) are read with
+// Pyroscope's backward walk, which gives every covering range its own file
+// and line.
 func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 	dst = dst[:0]
 	if r.closed.Load() {
@@ -256,65 +297,59 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 	if i < 0 {
 		return dst, nil
 	}
-	if r.parent == nil {
+	if r.nodes == nil {
 		return r.walk(dst, i, addr)
 	}
-	// The innermost covering range is i or one of its ancestors. (The
-	// enclosing range is read early: its load overlaps the others.)
-	va, e, p := r.vaAt(i), r.entry(i), r.parent[i]
+	// The innermost covering range is i or one of its ancestors.
+	va, e, nd := r.vaAt(i), r.entry(i), r.nodes[i]
 	for addr-va >= e.length {
-		if p == noParent {
+		if nd.parent == noParent {
 			return dst, nil
 		}
-		i = int(p)
-		va, e, p = r.vaAt(i), r.entry(i), r.parent[i]
+		i = int(nd.parent)
+		va, e, nd = r.vaAt(i), r.entry(i), r.nodes[i]
 	}
 	if !r.o.inlines && e.depth != 0 {
 		// Only the physical frame, with its file and line at the call
 		// site in the range above it.
-		inner := e
-		for p := r.parent[i]; p != noParent; p = r.parent[p] {
+		inner, innerNd := e, nd
+		for p := nd.parent; p != noParent; p = r.nodes[p].parent {
 			i = int(p)
-			if r.parent[p] != noParent {
-				inner = r.entry(i)
+			if r.nodes[p].parent != noParent {
+				inner, innerNd = r.entry(i), r.nodes[i]
 			}
 		}
-		return r.outerFrame(dst, r.entry(i), &inner)
+		return r.outerFrame(dst, r.entry(i), r.nodes[i], &inner, innerNd)
 	}
-	var o entry
-	if p != noParent {
-		o = r.entry(int(p))
-	}
-	fn, ok1 := r.str(e.fn)
-	file, ok2 := r.file(e.file)
+	fn, ok1 := r.strOf(e.fn, nd.fn)
+	file, ok2 := r.fileOf(e.file, nd.file)
 	line, ok3 := r.line(&e, addr-va)
 	if !(ok1 && ok2 && ok3) {
 		return dst, corrupt("range %d has a reference out of range", i)
 	}
-	if p == noParent && e.callLine != 0 && addr-va >= e.callLine-1 {
+	if nd.parent == noParent && e.callLine != 0 && addr-va >= e.callLine-1 {
 		file, line = "", 0 // alignment padding: no position
 	}
 	if !r.o.lines {
 		line = 0
 	}
 	dst = append(dst, Frame{fn, file, line})
-	for p != noParent {
+	for p := nd.parent; p != noParent; {
+		o, ond := r.entry(int(p)), r.nodes[p]
 		var err error
-		if dst, err = r.outerFrame(dst, o, &e); err != nil {
+		if dst, err = r.outerFrame(dst, o, ond, &e, nd); err != nil {
 			return dst, err
 		}
-		if p = r.parent[p]; p != noParent {
-			e, o = o, r.entry(int(p))
-		}
+		e, nd, p = o, ond, ond.parent
 	}
 	return dst, nil
 }
 
 // outerFrame appends the frame of range outer at the call site recorded in
-// range inner, the range one deeper.
-func (r *Reader) outerFrame(dst []Frame, outer entry, inner *entry) ([]Frame, error) {
-	fn, ok1 := r.str(outer.fn)
-	file, ok2 := r.file(inner.callFile)
+// range inner, the range one deeper; on and in are their nodes.
+func (r *Reader) outerFrame(dst []Frame, outer entry, on node, inner *entry, in node) ([]Frame, error) {
+	fn, ok1 := r.strOf(outer.fn, on.fn)
+	file, ok2 := r.fileOf(inner.callFile, in.callFile)
 	line := inner.callLine
 	if !(ok1 && ok2 && line <= math.MaxUint32) {
 		return dst, corrupt("range has a reference out of range")
