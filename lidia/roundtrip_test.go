@@ -40,8 +40,6 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 			if got, err = r.Lookup(got, pc); err != nil {
 				t.Fatalf("pc %#x: Lookup: %v", pc, err)
 			}
-			pf = p.Lookup(pf, pc)
-			walks[min(p.walked, maxWalk+1)]++
 			pcs++
 			frames += len(locs)
 			if !sameFrames(got, locs) {
@@ -49,6 +47,11 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 					t.Errorf("pc %#x:\n got  %v\n want %v", pc, got, locs)
 				}
 			}
+			if raceEnabled && pc%16 != 0 {
+				continue // under -race, Pyroscope's reader at one PC in 16
+			}
+			pf = p.Lookup(pf, pc)
+			walks[min(p.walked, maxWalk+1)]++
 			if !samePyro(pf, locs) {
 				if badPyro++; badPyro <= 10 {
 					t.Errorf("pc %#x: Pyroscope's reader:\n got  %v\n want %v", pc, pf, locs)
