@@ -40,6 +40,14 @@
 //     callee's file): see the file rule below; or where its ranges are so
 //     dense that Pyroscope's reader would read too many (the walk rule
 //     below). There are no empty ranges and no duplicates.
+//   - Function symbols of the binary's symbol table (object.SymbolIterator:
+//     ELF .symtab, else .dynsym; Mach-O, PE and Plan 9 symbol tables) that
+//     no Go function covers, such as the C code of cgo and externally
+//     linked binaries, get a depth-0 range each, with the symbol's name
+//     and size, no file and no lines, as in Pyroscope's own files. A
+//     symbol without a size (those formats record none) extends to the
+//     next function symbol or the end of its section; a symbol that
+//     starts inside an earlier range is left out.
 //   - Each contiguous run of PCs of an inlined call is one range, at depth
 //     d ≥ 1 for a call made from the frame at depth d-1: function and file
 //     of the inlined function, call file and call line of the call site in
