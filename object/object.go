@@ -95,11 +95,16 @@ type SymbolLookup interface {
 
 // SymbolIterator is implemented by objects that can list their symbol
 // table. Symbols yields every symbol of the object's symbol table, one per
-// entry and in table order, with the filter LookupSymbol applies (the
-// backend packages say which table and which symbols); names may repeat. A
-// table that cannot be read, in part or whole, yields the symbols read
-// before the damage and then one error, which ends the sequence. An object
-// without a symbol table yields nothing.
+// entry and in table order, with the filter LookupSymbol applies (defined
+// symbols with a name; no section, file or debugging entries); names may
+// repeat. The table is ELF's .symtab, or .dynsym when there is no .symtab;
+// Mach-O's LC_SYMTAB (Go names without the leading underscore, as
+// LookupSymbol); PE's COFF symbol table; Plan 9's text, data and bss
+// symbols. Func is set from ELF's STT_FUNC, Mach-O sections that hold
+// instructions, COFF's function type, and Plan 9's text types. A table that
+// cannot be read, in part or whole, yields the symbols read before the
+// damage and then one error, which ends the sequence. An object without a
+// symbol table yields nothing.
 type SymbolIterator interface {
 	Symbols() iter.Seq2[Symbol, error]
 }
