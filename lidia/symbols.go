@@ -16,12 +16,13 @@ type symRange struct {
 
 // funcSymbols returns the function symbols of obj (see
 // object.SymbolIterator) that have a name and lie in an executable
-// section, sorted by address (stably: where several start at one address,
-// the first in the table comes first). A symbol without a size (Mach-O, PE
-// and Plan 9 record none; some ELF ones have none) extends to the next
-// function symbol or the end of its section. An object that cannot list
-// its symbols gives none; a symbol table damaged part of the way gives the
-// symbols before the damage.
+// section, sorted by address: where several start at one address, those
+// with a size come first (Go 1.5's runtime.etext, of size 0, starts where
+// the C code of a cgo binary does), then in table order. A symbol without
+// a size (Mach-O, PE and Plan 9 record none; some ELF ones have none)
+// extends to the next function symbol or the end of its section. An object
+// that cannot list its symbols gives none; a symbol table damaged part of
+// the way gives the symbols before the damage.
 func funcSymbols(obj object.Object) []symRange {
 	it, ok := obj.(object.SymbolIterator)
 	if !ok {
@@ -40,7 +41,13 @@ func funcSymbols(obj object.Object) []symRange {
 			syms = append(syms, symRange{s.Name, s.Addr, s.Addr + s.Size})
 		}
 	}
-	slices.SortStableFunc(syms, func(a, b symRange) int { return cmp.Compare(a.lo, b.lo) })
+	// By address; at one address, symbols with a size first (Go 1.5's
+	// runtime.etext, of size 0, starts where the C code does), else in
+	// table order.
+	sizeless := func(s symRange) bool { return s.hi == s.lo }
+	slices.SortStableFunc(syms, func(a, b symRange) int {
+		return cmp.Or(cmp.Compare(a.lo, b.lo), boolCompare(sizeless(a), sizeless(b)))
+	})
 	out := syms[:0]
 	for i, s := range syms {
 		// The executable section that holds s.
@@ -93,4 +100,15 @@ func (b *builder) addSymbols(syms []symRange, k int, limit uint64) int {
 		b.end = hi
 	}
 	return k
+}
+
+// boolCompare orders false before true.
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
