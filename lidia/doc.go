@@ -99,21 +99,24 @@
 // line tables. Both copy the strings table to the heap when the file is
 // opened, so that the strings Lookup returns stay valid after Close. On
 // opening, a Reader checks the header and that every table lies in the file
-// (with WithCRC, the checksums too) and builds two indexes: for each range,
-// the range that encloses it and the lengths of its strings (12 bytes per
-// range), and a VA index (about half a byte per range) that narrows the
-// binary search. Lookup then allocates nothing when dst has room, costs a
-// few memory reads per frame (none in the strings table), and is safe for
-// concurrent use (but not concurrently with Close).
+// (with WithCRC, the checksums too) and indexes the ranges once, in time
+// linear in their number. Lookup then allocates nothing when dst has room,
+// costs a few memory reads per frame (none in the strings table), and is
+// safe for concurrent use (but not concurrently with Close).
 //
 // In a file whose ranges nest (sorted by VA and depth, none empty, ranges
 // of one depth disjoint, each range of depth d ≥ 1 inside a range of depth
-// d-1), as every file written here, Lookup follows enclosing ranges instead
-// of walking backward, which gives the same frames in time independent of
-// the number of ranges. Other files, such as those Pyroscope writes (which
-// hold every Go function twice, once from the symbol table and once from
-// the pclntab, and empty symbols), are read with Pyroscope's backward walk,
-// whose quirks Lookup reproduces: each frame then has its own range's file
-// and line. A malformed file gets an error wrapping ErrCorrupted, from
+// d-1), as every file written here, the index holds, for each range, the
+// range that encloses it and the lengths of its strings (12 bytes per
+// range), and the address space cut into pieces of one innermost range
+// (12 bytes per piece, about 1.5 pieces per range, and a coarse index of
+// them). Lookup finds the piece of an address and follows enclosing ranges
+// outward instead of walking backward, which gives the same frames in time
+// independent of the number of ranges. Other files, such as those
+// Pyroscope writes (which hold every Go function twice, once from the
+// symbol table and once from the pclntab, and empty symbols), are read with
+// Pyroscope's backward walk, whose quirks Lookup reproduces: each frame then
+// has its own range's file and line; their index is a coarse one of the VAs
+// (about half a byte per range). A malformed file gets an error wrapping ErrCorrupted, from
 // NewReader or, for a bad reference in a range, from Lookup.
 package lidia

@@ -31,11 +31,23 @@ type Reader struct {
 	lW    int    // 2 or 4
 	nl    uint64 // number of line entries
 
-	// The VA index: the ranges whose VA is in [base+k<<shift,
-	// base+(k+1)<<shift) are those from buckets[k] to buckets[k+1]-1.
+	// The VA index, for files read with the backward walk: the ranges
+	// whose VA is in [base+k<<shift, base+(k+1)<<shift) are those from
+	// buckets[k] to buckets[k+1]-1.
 	base    uint64
 	shift   uint
 	buckets []uint32
+
+	// For files whose ranges nest, the address space cut into pieces of
+	// one innermost range: piece k is [starts[k], starts[k+1]), and its
+	// innermost range is inner[k] (noParent: none). The pieces whose
+	// start is in [pbase+k<<pshift, pbase+(k+1)<<pshift) are those from
+	// pbuckets[k] to pbuckets[k+1]-1.
+	starts   []uint64
+	inner    []uint32
+	pbase    uint64
+	pshift   uint
+	pbuckets []uint32
 
 	// nodes[i] indexes range i for files whose ranges nest (see the
 	// package documentation); nil for other files, which Lookup reads
@@ -73,9 +85,9 @@ func Open(name string, opts ...Option) (*Reader, error) {
 // place. The strings table is copied, so the strings Lookup returns stay
 // valid after data is gone. It checks the header and that every table lies
 // in data; with WithCRC it also verifies the checksums. It then indexes the
-// ranges once, in time linear in their number and about 12.5 bytes per
-// range: the enclosing range of each and the lengths of its strings, and a
-// coarse index of the VAs (see the package documentation). Options are as for Open.
+// ranges once, in time linear in their number and, for a file whose ranges
+// nest, about 30 bytes per range (see the package documentation, "Reading").
+// Options are as for Open.
 func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	r := &Reader{data: data, o: makeOptions(opts)}
 	if len(data) < headerSize {
@@ -138,49 +150,106 @@ func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	r.n, r.vaW, r.fW, r.lW, r.nl = int(n), int(vaW), int(fW), int(lW), nl
 	r.strs = bytes.Clone(strs)
 	r.nodes = r.nest()
-	r.index()
+	if r.nodes != nil {
+		r.pieces()
+	} else {
+		r.index()
+	}
 	return r, nil
 }
 
-// index builds the VA index that narrows the binary search of Lookup to a
-// few ranges, for a sorted VA table: about one bucket for every eight ranges
-// (which span a cache line of VAs), 4 bytes each.
-func (r *Reader) index() {
-	if r.n < 64 || uint64(r.n) >= math.MaxUint32 {
-		return
+// pieces cuts the address space of a file whose ranges nest into pieces
+// of one innermost range (see Reader.starts) and indexes them.
+func (r *Reader) pieces() {
+	// Written files have about 1.5 pieces per range, at most 2.
+	starts, inner := make([]uint64, 0, r.n+r.n/2+16), make([]uint32, 0, r.n+r.n/2+16)
+	add := func(at uint64, i uint32) {
+		n := len(starts)
+		switch {
+		case n > 0 && starts[n-1] == at:
+			inner[n-1] = i
+			if n > 1 && inner[n-2] == i {
+				starts, inner = starts[:n-1], inner[:n-1]
+			}
+		case n > 0 && inner[n-1] == i:
+		default:
+			starts, inner = append(starts, at), append(inner, i)
+		}
 	}
-	lo, hi := r.vaAt(0), r.vaAt(r.n-1)
-	prev := lo
+	type open struct {
+		i   uint32
+		end uint64
+	}
+	var stack []open
+	closeTo := func(at uint64) {
+		// Close the ranges that end at or before at; after each end, the
+		// innermost range is the one below it, if any.
+		for len(stack) > 0 && stack[len(stack)-1].end <= at {
+			end := stack[len(stack)-1].end
+			stack = stack[:len(stack)-1]
+			in := uint32(noParent)
+			if len(stack) > 0 {
+				in = stack[len(stack)-1].i
+			}
+			add(end, in)
+		}
+	}
 	for i := range r.n {
-		if va := r.vaAt(i); va < prev {
-			return // not sorted: plain binary search
+		va := r.vaAt(i)
+		closeTo(va)
+		stack = append(stack, open{uint32(i), va + r.field(r.rec(i), fLength)})
+		add(va, uint32(i))
+	}
+	closeTo(math.MaxUint64)
+	r.starts, r.inner = starts, inner
+	r.pbase, r.pshift, r.pbuckets = buckets(len(starts), func(k int) uint64 { return starts[k] })
+}
+
+// index builds the VA index that narrows the binary search of the walk to
+// a few ranges, for a sorted VA table.
+func (r *Reader) index() {
+	r.base, r.shift, r.buckets = buckets(r.n, r.vaAt)
+}
+
+// buckets indexes n sorted keys: about one bucket for every eight keys
+// (which span a cache line of 4-byte VAs), 4 bytes each. Keys in
+// [base+k<<shift, base+(k+1)<<shift) are those from b[k] to b[k+1]-1. It
+// returns no buckets for few keys, or keys out of order.
+func buckets(n int, key func(int) uint64) (base uint64, shift uint, b []uint32) {
+	if n < 64 || uint64(n) >= math.MaxUint32 {
+		return 0, 0, nil
+	}
+	lo, hi := key(0), key(n-1)
+	prev := lo
+	for i := range n {
+		if k := key(i); k < prev {
+			return 0, 0, nil // not sorted: plain binary search
 		} else {
-			prev = va
+			prev = k
 		}
 	}
 	span := hi - lo + 1
 	if span == 0 {
 		span = math.MaxUint64 // lo = 0, hi = MaxUint64
 	}
-	shift := uint(0)
-	for span>>shift > uint64(r.n)/8 {
+	for span>>shift > uint64(n)/8 {
 		shift++
 	}
 	nb := int(span>>shift) + 1
-	buckets := make([]uint32, nb+1)
+	b = make([]uint32, nb+1)
 	i := 0
 	for k := range nb + 1 {
-		// The first range with VA at or above the bucket's start.
+		// The first key at or above the bucket's start.
 		start := lo + uint64(k)<<shift
 		if k == nb || start < lo {
-			i = r.n
+			i = n
 		}
-		for i < r.n && r.vaAt(i) < start {
+		for i < n && key(i) < start {
 			i++
 		}
-		buckets[k] = uint32(i)
+		b[k] = uint32(i)
 	}
-	r.base, r.shift, r.buckets = lo, shift, buckets
+	return lo, shift, b
 }
 
 // node is what a Reader indexes of a range of a file whose ranges nest:
@@ -293,22 +362,19 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 	if r.closed.Load() {
 		return dst, ErrClosed
 	}
-	i := r.search(addr)
-	if i < 0 {
-		return dst, nil
-	}
 	if r.nodes == nil {
-		return r.walk(dst, i, addr)
-	}
-	// The innermost covering range is i or one of its ancestors.
-	va, e, nd := r.vaAt(i), r.entry(i), r.nodes[i]
-	for addr-va >= e.length {
-		if nd.parent == noParent {
+		i := r.search(addr)
+		if i < 0 {
 			return dst, nil
 		}
-		i = int(nd.parent)
-		va, e, nd = r.vaAt(i), r.entry(i), r.nodes[i]
+		return r.walk(dst, i, addr)
 	}
+	k := r.piece(addr)
+	if k < 0 || r.inner[k] == noParent {
+		return dst, nil
+	}
+	i := int(r.inner[k])
+	va, e, nd := r.vaAt(i), r.entry(i), r.nodes[i]
 	if !r.o.inlines && e.depth != 0 {
 		// Only the physical frame, with its file and line at the call
 		// site in the range above it.
@@ -385,6 +451,32 @@ func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
 		}
 	}
 	return dst, nil
+}
+
+// piece returns the index of the piece (Reader.starts) that holds addr,
+// or -1.
+func (r *Reader) piece(addr uint64) int {
+	lo, hi := 0, len(r.starts) // the answer + 1 is in [lo, hi]
+	if r.pbuckets != nil {
+		if addr < r.pbase {
+			return -1
+		}
+		k := (addr - r.pbase) >> r.pshift
+		if k+1 >= uint64(len(r.pbuckets)) {
+			return len(r.starts) - 1 // past the last start
+		}
+		lo, hi = int(r.pbuckets[k]), int(r.pbuckets[k+1])
+	}
+	starts := r.starts
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if starts[m] <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
 }
 
 // search returns the index of the last range whose VA is at most addr, or
