@@ -31,26 +31,55 @@
 // (its writer emits only physical functions, without files or lines). The
 // files written here follow these rules:
 //
-//   - Ranges of depth 0 cover each physical function exactly, from its entry
-//     to the next function's entry (alignment padding included), with the
-//     function's name and the file of its own code. Normally that is one
-//     range per function; it is split where the file of its own code
-//     changes (package initializers, some runtime code) and before its
-//     alignment padding, which has no file. There are no empty ranges and
-//     no duplicates.
+//   - Ranges of depth 0 tile each physical function exactly: together they
+//     span [entry, end), from its entry to the next function's entry with
+//     the alignment padding included, without gap or overlap, each with the
+//     function's name. Normally that is one range per function. A function
+//     gets several only where the file of its own frame changes (package
+//     initializers, some runtime code, and code the compiler tags with a
+//     callee's file): see the file rule below; or where its ranges are so
+//     dense that Pyroscope's reader would read too many (the walk rule
+//     below). There are no empty ranges and no duplicates.
+//   - Function symbols of the binary's symbol table (object.SymbolIterator:
+//     ELF .symtab, else .dynsym; Mach-O, PE and Plan 9 symbol tables) that
+//     no Go function covers, such as the C code of cgo and externally
+//     linked binaries, get a depth-0 range each, with the symbol's name
+//     and size, no file and no lines, as in Pyroscope's own files. A
+//     symbol without a size (those formats record none) extends to the
+//     next function symbol or the end of its section; a symbol that
+//     starts inside an earlier range is left out.
 //   - Each contiguous run of PCs of an inlined call is one range, at depth
 //     d ≥ 1 for a call made from the frame at depth d-1: function and file
 //     of the inlined function, call file and call line of the call site in
 //     the caller. Every such range lies inside one range of depth d-1.
+//   - A range's file is the file of its frame at every PC it covers: the
+//     file of the code itself where the range is the innermost frame, the
+//     file of the call site where it is an outer frame. A range is split
+//     where that file changes, so that Pyroscope's reader, which reports
+//     each frame with its own range's file, gives every frame's file
+//     exactly. Alignment padding has no file; it fits the file of the
+//     range it is in (Pyroscope's reader reports that file there).
 //   - Ranges are sorted by VA, then by depth. So Pyroscope's lookup, which
 //     walks backward from the last range at or before an address and stops
 //     at the first range of depth 0, returns exactly the inline stack.
+//   - Walks are bounded: from a depth-0 range to the next there are at
+//     most 64 ranges, so that Pyroscope's walk reads at most 64 at any
+//     address. Where a function's ranges would outgrow that, its depth-0
+//     range is split at the first PC where a new range would be one too
+//     many, together with every inlined range open there, which starts
+//     again at that PC (with its own line table); splits happen only
+//     there.
 //   - A line table lists (offset from the range's VA, line) pairs sorted by
 //     offset; the line at an address is that of the entry with the largest
-//     offset not above it. A range's line table and file need only be right
-//     where the range is the innermost frame: an outer frame takes its file
-//     and line from the call file and call line of the range one deeper.
-//     Identical line tables are stored once.
+//     offset not above it. A range's line table need only be right where
+//     the range is the innermost frame: an outer frame takes its line from
+//     the call line of the range one deeper. Identical line tables are
+//     stored once.
+//   - A depth-0 range has no call site, so its call line, which
+//     Pyroscope's reader never reads, holds instead where the alignment
+//     padding at its end starts: the offset from its VA plus one (0: no
+//     padding). There the function's frame has no file and line 0, as in
+//     the pclntab.
 //   - Strings are stored once each.
 //
 // Compiler-generated wrappers are kept as frames (gosym marks them with
@@ -70,20 +99,24 @@
 // line tables. Both copy the strings table to the heap when the file is
 // opened, so that the strings Lookup returns stay valid after Close. On
 // opening, a Reader checks the header and that every table lies in the file
-// (with WithCRC, the checksums too) and builds two indexes: the range that
-// encloses each range (4 bytes per range) and a VA index (about half a byte
-// per range) that narrows the binary search. Lookup then allocates nothing
-// when dst has room, costs a few memory reads per frame, and is safe for
-// concurrent use (but not concurrently with Close).
+// (with WithCRC, the checksums too) and indexes the ranges once, in time
+// linear in their number. Lookup then allocates nothing when dst has room,
+// costs a few memory reads per frame (none in the strings table), and is
+// safe for concurrent use (but not concurrently with Close).
 //
 // In a file whose ranges nest (sorted by VA and depth, none empty, ranges
 // of one depth disjoint, each range of depth d ≥ 1 inside a range of depth
-// d-1), as every file written here, Lookup follows enclosing ranges instead
-// of walking backward, which gives the same frames in time independent of
-// the number of ranges. Other files, such as those Pyroscope writes (which
-// hold every Go function twice, once from the symbol table and once from
-// the pclntab, and empty symbols), are read with Pyroscope's backward walk,
-// whose quirks Lookup reproduces: each frame then has its own range's file
-// and line. A malformed file gets an error wrapping ErrCorrupted, from
+// d-1), as every file written here, the index holds, for each range, the
+// range that encloses it and the lengths of its strings (12 bytes per
+// range), and the address space cut into pieces of one innermost range
+// (12 bytes per piece, about 1.5 pieces per range, and a coarse index of
+// them). Lookup finds the piece of an address and follows enclosing ranges
+// outward instead of walking backward, which gives the same frames in time
+// independent of the number of ranges. Other files, such as those
+// Pyroscope writes (which hold every Go function twice, once from the
+// symbol table and once from the pclntab, and empty symbols), are read with
+// Pyroscope's backward walk, whose quirks Lookup reproduces: each frame then
+// has its own range's file and line; their index is a coarse one of the VAs
+// (about half a byte per range). A malformed file gets an error wrapping ErrCorrupted, from
 // NewReader or, for a bad reference in a range, from Lookup.
 package lidia

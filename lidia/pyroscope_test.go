@@ -33,6 +33,7 @@ type pyroTable struct {
 	rangeOff, strOff       uint64
 	fieldsBuffer           []byte
 	strSize, lineFieldSize uint64
+	walked                 int // ranges the last Lookup read
 }
 
 var errPyro = errors.New("pyroscope: bad file")
@@ -128,7 +129,9 @@ func (t *pyroTable) str(off uint64) string {
 func (t *pyroTable) Lookup(dst []pyroFrame, addr uint64) []pyroFrame {
 	dst = dst[:0]
 	idx := sort.Search(len(t.va), func(i int) bool { return t.va[i] > addr }) - 1
+	t.walked = 0
 	for ; idx >= 0; idx-- {
+		t.walked++
 		length, depth, fn, file := t.entry(idx)
 		if t.va[idx] <= addr && addr < t.va[idx]+length {
 			dst = append(dst, pyroFrame{FunctionName: t.str(fn), FilePath: t.str(file)})

@@ -129,6 +129,7 @@ func testOptions(t *testing.T, tab *gosym.Table) {
 		{false, true, true}, {true, false, true}, {true, true, false}, {false, false, false},
 	} {
 		written := writeBytes(t, tab, opts(c)...)
+		checkLayout(t, tab, written)
 		if len(written) >= len(full) {
 			t.Errorf("%+v: file of %d bytes, full one %d", c, len(written), len(full))
 		}
@@ -156,12 +157,19 @@ func testOptions(t *testing.T, tab *gosym.Table) {
 						want[i].File = ""
 					}
 				}
-				if got, err = r.r.Lookup(got, pc); err != nil || !sameFrames(got, want) {
+				got, err = r.r.Lookup(got, pc)
+				if err != nil || !sameFrames(got, want) {
 					t.Fatalf("%+v %s: pc %#x: %v, %v; want %v", r.config, r.name, pc, got, err, want)
 				}
 			}
 		}
 	}
+}
+
+// padding reports whether locs, from ResolveLocations, is the position of
+// alignment padding: one frame, without file or line.
+func padding(locs []gosym.Location) bool {
+	return len(locs) == 1 && locs[0].File == "" && locs[0].Line == 0
 }
 
 func TestOpenErrors(t *testing.T) {

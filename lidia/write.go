@@ -13,26 +13,34 @@ import (
 // Write emits the symbol table t as a Lidia file: for every function, the
 // depth-0 ranges that cover it, the ranges of its inlined calls with their
 // call sites, line tables and source files, unless options leave them out
-// (WithLines, WithFiles, WithInlines). What the ranges mean is described in
+// (WithLines, WithFiles, WithInlines); and a depth-0 range for each
+// function symbol of t's object (C code of cgo and externally linked
+// binaries) that no Go function covers. What the ranges mean is described in
 // the package documentation. Write builds the tables in memory and then
 // writes the header and the tables in order, so w need not be an
 // io.Seeker. Addresses are link-time addresses, as t's.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	b := newBuilder(makeOptions(opts), t.NumFunctions())
+	syms := funcSymbols(t.Object())
+	k := 0
 	for f, err := range t.Functions() {
 		if err != nil {
 			return err
 		}
+		k = b.addSymbols(syms, k, f.Entry())
 		if err := b.addFunction(f); err != nil {
 			return err
 		}
+		b.end = max(b.end, f.End())
 	}
+	b.addSymbols(syms, k, math.MaxUint64)
 	return b.writeTo(w)
 }
 
-// maxDepth bounds the inline depth Write accepts; deeper chains mean a
-// cyclic inline tree.
-const maxDepth = 1 << 10
+// maxWalk bounds the number of ranges Pyroscope's lookup reads, walking
+// backward from an address to the depth-0 range that covers it: the
+// ranges from a depth-0 range up to the next one.
+const maxWalk = 64
 
 // record is one range entry. Every field but the VA fits in 32 bits for
 // any Go binary (the pclntab itself stores 32-bit offsets), so the range
@@ -51,10 +59,9 @@ type lineEntry struct{ off, line uint32 }
 // openRange is a range being built: its record, its line entries so far
 // and its file.
 type openRange struct {
-	rec     int
-	lines   []lineEntry
-	file    string // the file where it is the innermost frame
-	hasFile bool   // whether it has been the innermost frame
+	rec   int
+	lines []lineEntry
+	file  string // the file of its frame; "" while unknown
 }
 
 // chunkBits sizes the chunks of the builder's lists, which grow without
@@ -90,7 +97,8 @@ type strCacheEntry struct {
 // builder accumulates the tables of a file, function by function.
 type builder struct {
 	o   options
-	err error // a table outgrew 32-bit offsets
+	err error  // a table outgrew 32-bit offsets
+	end uint64 // the end of the last depth-0 range
 
 	recs  chunks[record]
 	lines chunks[lineEntry]
@@ -114,6 +122,10 @@ type builder struct {
 	prev   []int32 // the stack of the previous piece
 	open   []openRange
 	nopen  int // open[:nopen] are the ranges being built, by depth
+	// noPos says whether the open depth-0 range ends, so far, in PCs
+	// without a position (alignment padding), from noPosAt on.
+	noPos   bool
+	noPosAt uint64
 }
 
 func newBuilder(o options, nfunc int) *builder {
@@ -185,6 +197,9 @@ func (b *builder) addFunction(f gosym.Function) error {
 	b.nodes, b.parent = grow(b.nodes, n+len(calls)), grow(b.parent, n+len(calls))
 	copy(b.nodes, fl)
 	for k := range fl {
+		if c := fl[k].Call; c >= len(calls) {
+			return fmt.Errorf("lidia: %s: range at %#x in inlined call %d of %d", f.Name(), fl[k].PCLo, c, len(calls))
+		}
 		b.parent[k] = callSite(n, fl[k].Call)
 	}
 	for c, call := range calls {
@@ -197,9 +212,7 @@ func (b *builder) addFunction(f gosym.Function) error {
 	}
 	b.prev = b.prev[:0]
 	for k := range fl {
-		if err := b.stack(int32(k)); err != nil {
-			return fmt.Errorf("lidia: %s: %w", f.Name(), err)
-		}
+		b.stack(int32(k))
 		b.piece(fl[k].PCLo)
 	}
 	b.closeFrom(0, end)
@@ -224,35 +237,34 @@ func grow[T any](s []T, n int) []T {
 }
 
 // stack sets b.cur to the inline stack whose innermost frame is node k,
-// outermost first, as the options want it.
-func (b *builder) stack(k int32) error {
+// outermost first, as the options want it. The walk ends: gosym's
+// InlinedCalls puts every call after its parent, so parents only decrease.
+func (b *builder) stack(k int32) {
 	n := 0
 	root := k
 	for j := k; j >= 0; n++ {
-		if n > maxDepth {
-			return fmt.Errorf("inline stack at %#x deeper than %d", b.nodes[k].PCLo, maxDepth)
-		}
 		root = j
 		j = b.parent[j]
 	}
 	if !b.o.inlines {
 		b.cur = append(b.cur[:0], root)
-		return nil
+		return
 	}
 	b.cur = grow(b.cur, n)
 	for i, j := n-1, k; i >= 0; i-- {
 		b.cur[i] = j
 		j = b.parent[j]
 	}
-	return nil
 }
 
 // piece adds the PCs from lo on (up to the next piece) with the stack
-// b.cur. A range goes on while its function and call site stay and, where
-// it is the innermost frame, its file: a range's file, like its line
-// table, is read only where it is the innermost frame (outer frames take
-// theirs from the call site in the range one deeper). The other ranges are
-// closed at lo and new ones start there.
+// b.cur. A range goes on while its function and call site stay and, with
+// files, while the file of its frame stays: the file a range holds is its
+// frame's at every PC it covers, as the innermost frame (the code's own
+// file) and as an outer frame (the file of the call site in it), since
+// Pyroscope's reader reports each range's file for every frame. An unknown
+// file (alignment padding) fits any. The other ranges are closed at lo and
+// new ones start there.
 func (b *builder) piece(lo uint64) {
 	cur, prev, nodes := b.cur, b.prev, b.nodes
 	last := len(cur) - 1
@@ -264,11 +276,10 @@ func (b *builder) piece(lo uint64) {
 		if !same && x.Name != y.Name {
 			break
 		}
-		if d == last {
-			if o := &b.open[d]; b.o.files && o.hasFile && x.File != o.file {
-				break
-			}
-		} else if d == len(prev)-1 || (!same && (x.Line != y.Line || (b.o.files && x.File != y.File))) {
+		if o := &b.open[d]; b.o.files && x.File != "" && o.file != "" && x.File != o.file {
+			break
+		}
+		if d < last && (d == len(prev)-1 || (!same && (x.Line != y.Line || (b.o.files && x.File != y.File)))) {
 			// Frame d goes on, but calls from another place (or from
 			// where there was no call): a new range at d+1.
 			d++
@@ -276,14 +287,26 @@ func (b *builder) piece(lo uint64) {
 		}
 		d++
 	}
+	if d > 0 && d <= last && last < maxWalk && b.recs.n-b.open[0].rec+last-d+1 > maxWalk {
+		// The new ranges would make Pyroscope's walk back to the
+		// depth-0 range too long: split that range, and every range open
+		// at lo, here.
+		d = 0
+	}
 	b.closeFrom(d, lo)
+	if b.o.files {
+		// A range that goes on takes its first known file.
+		for e := range d {
+			if o := &b.open[e]; o.file == "" && nodes[cur[e]].File != "" {
+				o.file = nodes[cur[e]].File
+				b.recs.at(o.rec).file = b.str(o.file)
+			}
+		}
+	}
 	for e := d; e <= last; e++ {
 		n := &nodes[cur[e]]
 		r := record{va: lo, depth: uint32(e), fn: b.str(n.Name)}
 		if b.o.files {
-			// The file here, even as an outer frame, unless the range
-			// is later the innermost frame (Pyroscope's reader reports
-			// it for outer frames too).
 			r.file = b.str(n.File)
 		}
 		if e > 0 {
@@ -301,15 +324,24 @@ func (b *builder) piece(lo uint64) {
 		o := &b.open[e]
 		o.rec = b.recs.add(r)
 		o.lines = o.lines[:0]
-		o.file, o.hasFile = "", false
+		o.file = n.File
 	}
 	b.nopen = last + 1
 	in := &b.open[last]
 	x := &nodes[cur[last]]
-	if b.o.files && !in.hasFile {
-		in.file, in.hasFile = x.File, true
-		b.recs.at(in.rec).file = b.str(x.File)
+	if d == 0 {
+		b.noPos = false
 	}
+	if last == 0 && x.File == "" && x.Line == 0 {
+		// The function's own code without a position: alignment
+		// padding, if it runs to the end of the range (closeFrom).
+		if !b.noPos {
+			b.noPos, b.noPosAt = true, lo
+		}
+		b.prev, b.cur = cur, prev
+		return
+	}
+	b.noPos = false
 	if b.o.lines {
 		// The innermost range's line. Its table need only be right where
 		// it is the innermost frame, so the first entry is at offset 0
@@ -329,6 +361,9 @@ func (b *builder) closeFrom(d int, end uint64) {
 		o := &b.open[e]
 		r := b.recs.at(o.rec)
 		r.length = uint32(end - r.va)
+		if e == 0 && b.noPos {
+			r.call = uint32(b.noPosAt-r.va) + 1
+		}
 		if b.o.lines {
 			r.lineIdx, r.lineCount = b.lineTable(o.lines)
 		}

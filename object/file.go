@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"iter"
 	"slices"
 	"sync/atomic"
 
@@ -17,8 +18,9 @@ func init() {
 
 // File is an object file of any format: opened by Open, or made from bytes
 // by NewBytes or by a backend package (elfobj, machoobj, peobj,
-// plan9obj, xcoffobj, wasmobj). It implements [Object], [io.Closer], [SymbolLookup] and
-// [Describer]. A File is safe for concurrent use.
+// plan9obj, xcoffobj, wasmobj). It implements [Object], [io.Closer],
+// [SymbolLookup], [SymbolIterator] and [Describer]. A File is safe for
+// concurrent use.
 //
 // The slices SectionData returns point into the file's memory (for a File
 // made by Open, its memory mapping) and must not be modified. They stay
@@ -132,6 +134,28 @@ func (f *File) LookupSymbol(name string) (Symbol, error) {
 		return Symbol{}, fmt.Errorf("%w: %w", ErrNoSymbol, err)
 	}
 	return Symbol{}, ErrNoSymbol
+}
+
+// Symbols yields the symbols of the file's symbol table (see
+// SymbolIterator, and the backend packages for which table and which
+// symbols). After Close it yields one error wrapping fs.ErrClosed. The
+// returned Symbols stay valid after Close.
+func (f *File) Symbols() iter.Seq2[Symbol, error] {
+	return func(yield func(Symbol, error) bool) {
+		if f.closed.Load() {
+			yield(Symbol{}, f.errClosed())
+			return
+		}
+		it, ok := f.dec.(objfile.SymbolIterator)
+		if !ok {
+			return
+		}
+		for s, err := range it.Symbols() {
+			if !yield(Symbol(s), err) {
+				return
+			}
+		}
+	}
 }
 
 // Format returns the file's format: "elf", "macho", "pe", "plan9",

@@ -43,6 +43,7 @@ package object
 import (
 	"encoding/binary"
 	"errors"
+	"iter"
 )
 
 // Object is an executable or object file that may hold Go symbol tables.
@@ -86,6 +87,7 @@ type Symbol struct {
 	Name string
 	Addr uint64 // virtual address at link time
 	Size uint64 // 0 where the format records no size
+	Func bool   // a function (code) symbol, where the format says so
 }
 
 // SymbolLookup is implemented by objects that can look up symbols by name.
@@ -93,6 +95,22 @@ type Symbol struct {
 // implement it or return ErrNoSymbol.
 type SymbolLookup interface {
 	LookupSymbol(name string) (Symbol, error)
+}
+
+// SymbolIterator is implemented by objects that can list their symbol
+// table. Symbols yields every symbol of the object's symbol table, one per
+// entry and in table order, with the filter LookupSymbol applies (defined
+// symbols with a name; no section, file or debugging entries); names may
+// repeat. The table is ELF's .symtab, or .dynsym when there is no .symtab;
+// Mach-O's LC_SYMTAB (Go names without the leading underscore, as
+// LookupSymbol); PE's COFF symbol table; Plan 9's text, data and bss
+// symbols. Func is set from ELF's STT_FUNC, Mach-O sections that hold
+// instructions, COFF's function type, and Plan 9's text types. A table that
+// cannot be read, in part or whole, yields the symbols read before the
+// damage and then one error, which ends the sequence. An object without a
+// symbol table yields nothing.
+type SymbolIterator interface {
+	Symbols() iter.Seq2[Symbol, error]
 }
 
 // Describer is implemented by objects that can name their format and

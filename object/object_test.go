@@ -91,6 +91,12 @@ func TestOpen(t *testing.T) {
 		if _, err := f.LookupSymbol("runtime.text"); !errors.Is(err, fs.ErrClosed) {
 			t.Errorf("LookupSymbol after Close: %v", err)
 		}
+		n := 0
+		for _, err := range f.Symbols() {
+			if n++; !errors.Is(err, fs.ErrClosed) || n > 1 {
+				t.Errorf("Symbols after Close: %v (%d)", err, n)
+			}
+		}
 		if err := f.Close(); err != nil {
 			t.Errorf("second Close: %v, want nil", err)
 		}

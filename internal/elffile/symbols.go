@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -55,8 +56,66 @@ func (f *File) loadSymbols() error {
 	return first
 }
 
+// Symbols yields the symbols of the static symbol table (.symtab) or, if
+// the file has none, of the dynamic one (.dynsym), in table order, with the
+// same filter as LookupSymbol (but every entry, duplicate names included).
+// Func marks STT_FUNC symbols. A table that cannot be read yields an error
+// after the symbols read before it.
+func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
+	return func(yield func(objfile.Symbol, error) bool) {
+		if f.ef != nil {
+			syms, err := f.ef.Symbols()
+			if errors.Is(err, elf.ErrNoSymbols) {
+				syms, err = f.ef.DynamicSymbols()
+			}
+			for _, s := range syms {
+				if sym, ok := symbol(s.Name, s.Info, s.Section, s.Value, s.Size); ok && !yield(sym, nil) {
+					return
+				}
+			}
+			if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+				yield(objfile.Symbol{}, fmt.Errorf("elfobj: %w", err))
+			}
+			return
+		}
+		d := decoder{order: f.order, is64: f.class == elf.ELFCLASS64}
+		typ := elf.SHT_DYNSYM
+		for _, t := range f.tables {
+			if t.typ == elf.SHT_SYMTAB {
+				typ = elf.SHT_SYMTAB
+			}
+		}
+		for _, t := range f.tables {
+			if t.typ != typ {
+				continue
+			}
+			stopped := false
+			err := f.eachSymbol(d, t, func(s objfile.Symbol) bool {
+				stopped = !yield(s, nil)
+				return !stopped
+			})
+			if stopped {
+				return
+			}
+			if err != nil {
+				yield(objfile.Symbol{}, fmt.Errorf("elfobj: %v: %w", typ, err))
+				return
+			}
+		}
+	}
+}
+
 // readTable adds the symbols of one symbol table.
 func (f *File) readTable(d decoder, t table) error {
+	return f.eachSymbol(d, t, func(s objfile.Symbol) bool {
+		f.syms.Add(s)
+		return true
+	})
+}
+
+// eachSymbol calls fn for each symbol of one symbol table that symbol
+// keeps, until fn returns false.
+func (f *File) eachSymbol(d decoder, t table, fn func(objfile.Symbol) bool) error {
 	size := uint64(sym32Size)
 	if d.is64 {
 		size = sym64Size
@@ -95,20 +154,29 @@ func (f *File) readTable(d decoder, t table) error {
 		if !ok {
 			continue // a bad name spoils only its own symbol
 		}
-		f.add(name, info, shndx, value, symSize)
+		if s, ok := symbol(name, info, shndx, value, symSize); ok && !fn(s) {
+			return nil
+		}
 	}
 	return nil
 }
 
-// add records a symbol unless it is undefined, nameless, a section or file
-// symbol, or its name is taken.
+// add records a symbol unless symbol drops it or its name is taken.
 func (f *File) add(name string, info byte, shndx elf.SectionIndex, value, size uint64) {
+	if s, ok := symbol(name, info, shndx, value, size); ok {
+		f.syms.Add(s)
+	}
+}
+
+// symbol makes a Symbol of a symbol-table entry; ok is false for one that
+// is undefined, nameless, or a section or file symbol.
+func symbol(name string, info byte, shndx elf.SectionIndex, value, size uint64) (s objfile.Symbol, ok bool) {
 	if name == "" || shndx == elf.SHN_UNDEF {
-		return
+		return s, false
 	}
 	switch elf.ST_TYPE(info) {
 	case elf.STT_SECTION, elf.STT_FILE:
-		return
+		return s, false
 	}
-	f.syms.Add(objfile.Symbol{Name: name, Addr: value, Size: size})
+	return objfile.Symbol{Name: name, Addr: value, Size: size, Func: elf.ST_TYPE(info) == elf.STT_FUNC}, true
 }

@@ -1,6 +1,7 @@
 package machofile
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
@@ -29,10 +30,37 @@ func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 
 // loadSymbols adds the symbols of the symbol table to f.syms.
 func (f *File) loadSymbols() error {
+	return f.eachSymbol(func(s objfile.Symbol) bool {
+		f.syms.Add(s)
+		return true
+	})
+}
+
+// Symbols yields the symbols of the symbol table, in table order, with the
+// same filter and names as LookupSymbol (but every entry, duplicate names
+// included). The format has no symbol sizes and no function type: Func
+// marks the symbols defined in a section that holds instructions.
+func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
+	return func(yield func(objfile.Symbol, error) bool) {
+		stopped := false
+		err := f.eachSymbol(func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, err)
+		}
+	}
+}
+
+// eachSymbol calls fn for each wanted symbol until fn returns false.
+func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if f.mf != nil {
 		if f.mf.Symtab != nil {
 			for _, s := range f.mf.Symtab.Syms {
-				f.add(s.Name, s.Type, s.Value)
+				if sym, ok := f.symbol(s.Name, s.Type, s.Sect, s.Value); ok && !fn(sym) {
+					return nil
+				}
 			}
 		}
 		return nil
@@ -40,11 +68,11 @@ func (f *File) loadSymbols() error {
 	if f.symtab == nil {
 		return nil
 	}
-	return f.readSymbols(f.symtab)
+	return f.readSymbols(f.symtab, fn)
 }
 
 // readSymbols decodes the nlist entries of a File made by NewBytes.
-func (f *File) readSymbols(st *symtabCmd) error {
+func (f *File) readSymbols(st *symtabCmd, fn func(objfile.Symbol) bool) error {
 	size := uint64(nlist32Size)
 	if f.is64 {
 		size = nlist64Size
@@ -63,7 +91,7 @@ func (f *File) readSymbols(st *symtabCmd) error {
 	o := f.order
 	for b := f.data[st.symoff : st.symoff+n]; len(b) > 0; b = b[size:] {
 		strx := uint64(o.Uint32(b))
-		typ := b[4]
+		typ, sect := b[4], b[5]
 		var value uint64
 		if size == nlist64Size {
 			value = o.Uint64(b[8:])
@@ -73,7 +101,9 @@ func (f *File) readSymbols(st *symtabCmd) error {
 		if !wanted(typ) || strx == 0 || strx >= uint64(len(strtab)) {
 			continue
 		}
-		f.add(goName(cstring(strtab[strx:])), typ, value)
+		if s, ok := f.symbol(goName(cstring(strtab[strx:])), typ, sect, value); ok && !fn(s) {
+			return nil
+		}
 	}
 	return nil
 }
@@ -93,10 +123,15 @@ func wanted(typ uint8) bool {
 	return typ&nStab == 0 && (typ&nType == nSect || typ&nType == nAbs)
 }
 
-// add records a wanted symbol unless its name is taken.
-func (f *File) add(name string, typ uint8, value uint64) {
+// symbol makes a Symbol of an nlist entry; ok is false for an unwanted or
+// nameless one. sect is the entry's 1-based section number.
+func (f *File) symbol(name string, typ, sect uint8, value uint64) (s objfile.Symbol, ok bool) {
 	if name == "" || !wanted(typ) {
-		return
+		return s, false
 	}
-	f.syms.Add(objfile.Symbol{Name: name, Addr: value})
+	s = objfile.Symbol{Name: name, Addr: value}
+	if typ&nType == nSect && sect > 0 && int(sect) <= len(f.secs.Headers) {
+		s.Func = f.secs.Headers[sect-1].Flags&objfile.SectionExec != 0
+	}
+	return s, true
 }

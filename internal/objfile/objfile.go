@@ -11,7 +11,10 @@
 // appears in an exported signature.
 package objfile
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"iter"
+)
 
 // Decoder is one decoded file of some format.
 type Decoder interface {
@@ -65,9 +68,19 @@ const (
 	SectionWrite                          // writable at run time
 )
 
+// SymbolIterator is implemented by the Decoders that can list their
+// symbol table; see object.SymbolIterator. Symbols yields each defined
+// symbol once per entry (duplicate names included), in table order; on a
+// damaged table it yields an error last. The number of symbols it yields
+// is at most the file's size.
+type SymbolIterator interface {
+	Symbols() iter.Seq2[Symbol, error]
+}
+
 // Symbol is an entry of a symbol table; see object.Symbol.
 type Symbol struct {
 	Name string
 	Addr uint64
 	Size uint64
+	Func bool
 }

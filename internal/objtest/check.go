@@ -73,6 +73,23 @@ func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj object.Object) 
 			}
 		}
 	}
+	if it, ok := obj.(object.SymbolIterator); ok {
+		// Every symbol comes from an entry of the file, an error ends
+		// the sequence, and breaking out of it stops it.
+		n, failed := 0, false
+		for s, err := range it.Symbols() {
+			if failed {
+				tb.Fatalf("Symbols yields %+v, %v after an error", s, err)
+			}
+			failed = err != nil
+			if n++; n > len(data) {
+				tb.Fatalf("Symbols yields more than %d symbols from %d bytes", n, len(data))
+			}
+		}
+		for range it.Symbols() {
+			break
+		}
+	}
 	if d, ok := obj.(object.Describer); ok {
 		_, _ = d.Format(), d.Arch()
 	}
@@ -177,13 +194,94 @@ func CompareSymbols(tb testing.TB, want []object.Symbol, objs ...object.Object) 
 	for _, obj := range objs {
 		l := obj.(object.SymbolLookup)
 		for _, w := range want {
-			if s, err := l.LookupSymbol(w.Name); err != nil || s != w {
+			s, err := l.LookupSymbol(w.Name)
+			if f := s.Func; err != nil || !sameSymbol(s, w) {
 				tb.Errorf("LookupSymbol(%q) = %+v, %v; want %#x size %d", w.Name, s, err, w.Addr, w.Size)
+			} else if f {
+				CheckSymbolIn(tb, obj, w.Name, object.SectionExec)
 			}
 		}
 		if _, err := l.LookupSymbol("runtime.nosuchsymbol"); !errors.Is(err, object.ErrNoSymbol) {
 			tb.Errorf("LookupSymbol of a missing symbol: %v, want ErrNoSymbol", err)
 		}
+		compareIterated(tb, want, obj)
+	}
+}
+
+// sameSymbol reports whether s is w, whatever their Func (which the
+// standard library's symbols, want's source, do not say).
+func sameSymbol(s, w object.Symbol) bool {
+	s.Func, w.Func = false, false
+	return s == w
+}
+
+// compareIterated checks the symbols obj's Symbols yields against want
+// (the standard library's, first of each name) and against LookupSymbol:
+// no error; the first symbol of each name is the one LookupSymbol finds
+// and want holds; every name of want is there, except, for ELF, names
+// only in .dynsym (Symbols reads .symtab alone when there is one).
+// Func must mark the test program's function main.work and not its
+// variable main.counter, and only symbols in executable sections.
+func compareIterated(tb testing.TB, want []object.Symbol, obj object.Object) {
+	tb.Helper()
+	it, ok := obj.(object.SymbolIterator)
+	if !ok {
+		tb.Errorf("%T does not implement SymbolIterator", obj)
+		return
+	}
+	var syms []object.Symbol
+	for s, err := range it.Symbols() {
+		if err != nil {
+			tb.Errorf("Symbols: %v", err)
+			return
+		}
+		syms = append(syms, s)
+	}
+	wantBy := make(map[string]object.Symbol, len(want))
+	for _, w := range want {
+		wantBy[w.Name] = w
+	}
+	first := FirstByName(syms)
+	for _, s := range first {
+		w, ok := wantBy[s.Name]
+		if !ok || !sameSymbol(s, w) {
+			tb.Errorf("Symbols yields %+v, want %+v (%v)", s, w, ok)
+			continue
+		}
+		if l, err := obj.(object.SymbolLookup).LookupSymbol(s.Name); err != nil || l != s {
+			tb.Errorf("Symbols yields %+v, LookupSymbol finds %+v, %v", s, l, err)
+		}
+	}
+	format := ""
+	if d, ok := obj.(object.Describer); ok {
+		format = d.Format()
+	}
+	if len(first) != len(want) && (format != "elf" || len(first) < 100) {
+		tb.Errorf("Symbols yields %d names, want %d", len(first), len(want))
+	}
+	hs, _ := obj.Sections()
+	funcs := 0
+	for _, s := range syms {
+		if !s.Func {
+			continue
+		}
+		funcs++
+		in := false
+		for _, h := range hs {
+			in = in || h.Flags&object.SectionExec != 0 && h.Addr <= s.Addr && s.Addr <= h.Addr+h.Size
+		}
+		if !in {
+			tb.Errorf("function symbol %s at %#x is in no executable section", s.Name, s.Addr)
+		}
+	}
+	for _, s := range first {
+		if (s.Name == "main.work" && !s.Func) || (s.Name == "main.counter" && s.Func) {
+			tb.Errorf("Symbols yields %+v", s)
+		}
+	}
+	tb.Logf("Symbols: %d symbols, %d names (%d looked up), %d functions", len(syms), len(first), len(want), funcs)
+	if funcs < len(syms)/10 {
+		tb.Errorf("%d function symbols of %d", funcs, len(syms))
 	}
 }
 

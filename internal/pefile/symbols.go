@@ -2,6 +2,7 @@ package pefile
 
 import (
 	"encoding/binary"
+	"iter"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -10,6 +11,8 @@ import (
 const (
 	symAbsolute  = -1   // IMAGE_SYM_ABSOLUTE: Value is an address
 	symClassFile = 0x67 // IMAGE_SYM_CLASS_FILE: a source file name
+
+	symDTypeFunction = 2 // IMAGE_SYM_DTYPE_FUNCTION, the derived type in bits 4-5 of Type
 )
 
 // LookupSymbol returns the symbol called name from the COFF symbol table;
@@ -24,20 +27,48 @@ func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 
 // loadSymbols adds the symbols of the symbol table to f.syms.
 func (f *File) loadSymbols() error {
+	return f.eachSymbol(func(s objfile.Symbol) bool {
+		f.syms.Add(s)
+		return true
+	})
+}
+
+// Symbols yields the symbols of the COFF symbol table, in table order, with
+// the same filter and addresses as LookupSymbol (but every entry,
+// duplicate names included). Sizes are not recorded; Func marks the
+// symbols whose type is a function (IMAGE_SYM_DTYPE_FUNCTION), as the Go
+// linker and C compilers write them for code.
+func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
+	return func(yield func(objfile.Symbol, error) bool) {
+		stopped := false
+		err := f.eachSymbol(func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, err)
+		}
+	}
+}
+
+// eachSymbol calls fn for each wanted symbol until fn returns false.
+func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if f.pf != nil {
 		for _, s := range f.pf.Symbols {
-			f.add(s.Name, s.Value, s.SectionNumber, s.StorageClass)
+			if sym, ok := f.symbol(s.Name, s.Value, s.SectionNumber, s.Type, s.StorageClass); ok && !fn(sym) {
+				return nil
+			}
 		}
 		return nil
 	}
 	if f.symoff == 0 || f.nsyms == 0 {
 		return nil
 	}
-	return f.readSymbols()
+	return f.readSymbols(fn)
 }
 
 // readSymbols decodes the COFF symbol table of a File made by NewBytes.
-func (f *File) readSymbols() error {
+func (f *File) readSymbols(fn func(objfile.Symbol) bool) error {
 	le := binary.LittleEndian
 	if f.nsyms > uint64(len(f.data))/coffSymbolSize {
 		return formatError("%d symbols do not fit in the file", f.nsyms)
@@ -65,7 +96,9 @@ func (f *File) readSymbols() error {
 		} else {
 			name = cstring(s[:8])
 		}
-		f.add(name, le.Uint32(s[8:]), section, class)
+		if sym, ok := f.symbol(name, le.Uint32(s[8:]), section, le.Uint16(s[14:]), class); ok && !fn(sym) {
+			return nil
+		}
 	}
 	return nil
 }
@@ -79,15 +112,16 @@ func (f *File) wanted(section int16, class uint8) bool {
 	return section == symAbsolute || section > 0 && int(section) <= len(f.secs.Headers)
 }
 
-// add records a symbol unless it is not wanted or its name is taken.
-func (f *File) add(name string, value uint32, section int16, class uint8) {
+// symbol makes a Symbol of a COFF symbol; ok is false for a nameless or
+// unwanted one.
+func (f *File) symbol(name string, value uint32, section int16, typ uint16, class uint8) (s objfile.Symbol, ok bool) {
 	if name == "" || !f.wanted(section, class) {
-		return
+		return s, false
 	}
 	addr := uint64(value)
 	if section > 0 {
 		// Section addresses already include the image base.
 		addr += f.secs.Headers[section-1].Addr
 	}
-	f.syms.Add(objfile.Symbol{Name: name, Addr: addr})
+	return objfile.Symbol{Name: name, Addr: addr, Func: typ>>4&3 == symDTypeFunction}, true
 }

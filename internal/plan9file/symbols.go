@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 
 	p9 "debug/plan9obj"
 
@@ -21,10 +22,44 @@ func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 
 // loadSymbols adds the symbols of the symbol table to f.syms.
 func (f *File) loadSymbols() error {
+	return f.eachSymbol(func(s objfile.Symbol) bool {
+		f.syms.Add(s)
+		return true
+	})
+}
+
+// Symbols yields the text, data and bss symbols of the symbol table, in
+// table order (every entry, duplicate names included). Sizes are not
+// recorded; Func marks text symbols (types T, t, L and l).
+func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
+	return func(yield func(objfile.Symbol, error) bool) {
+		stopped := false
+		err := f.eachSymbol(func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, err)
+		}
+	}
+}
+
+// eachSymbol calls fn for each text, data or bss symbol until fn returns
+// false.
+func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
+	stopped := false
+	visit := func(typ byte, name string, value uint64) bool {
+		if s, ok := symbol(typ, name, value); ok && !fn(s) {
+			stopped = true
+		}
+		return !stopped
+	}
 	if f.pf != nil {
 		syms, err := f.pf.Symbols()
 		for _, s := range syms {
-			f.add(byte(s.Type), s.Name, s.Value)
+			if !visit(byte(s.Type), s.Name, s.Value) {
+				return nil
+			}
 		}
 		if err != nil && !errors.Is(err, p9.ErrNoSymbols) {
 			return fmt.Errorf("plan9obj: %w", err)
@@ -35,18 +70,19 @@ func (f *File) loadSymbols() error {
 	if err != nil {
 		return err
 	}
-	if err := walk(tab, f.magic&p9.Magic64 != 0, f.add); err != nil {
+	if err := walk(tab, f.magic&p9.Magic64 != 0, visit); err != nil {
 		return fmt.Errorf("plan9obj: %w", err)
 	}
 	return nil
 }
 
-// walk calls fn for each entry of the Plan 9 symbol table tab (the names of
+// walk calls fn for each entry of the Plan 9 symbol table tab, until fn
+// returns false (the names of
 // file-name entries, types z and Z, are not decoded). Each entry is a
 // big-endian value (8 bytes if wide, else 4), a type byte with the high
 // bit set, and a NUL-terminated name; a z or Z entry's name is an empty
 // string followed by 2-byte big-endian indexes ending with a zero one.
-func walk(tab []byte, wide bool, fn func(typ byte, name string, value uint64)) error {
+func walk(tab []byte, wide bool, fn func(typ byte, name string, value uint64) bool) error {
 	size := 4
 	if wide {
 		size = 8
@@ -79,20 +115,24 @@ func walk(tab []byte, wide bool, fn func(typ byte, name string, value uint64)) e
 		if n < 0 {
 			return fmt.Errorf("symbol name at %#x truncated", len(tab)-len(p))
 		}
-		fn(typ, string(p[:n]), value)
+		if !fn(typ, string(p[:n]), value) {
+			return nil
+		}
 		p = p[n+1:]
 	}
 	return nil
 }
 
-// add records a text, data or bss symbol unless its name is taken.
-func (f *File) add(typ byte, name string, value uint64) {
+// symbol makes a Symbol of a text, data or bss symbol; ok is false for
+// other types and for a nameless one.
+func symbol(typ byte, name string, value uint64) (s objfile.Symbol, ok bool) {
 	switch typ {
 	case 'T', 't', 'L', 'l', 'D', 'd', 'B', 'b':
 	default:
-		return
+		return s, false
 	}
-	if name != "" {
-		f.syms.Add(objfile.Symbol{Name: name, Addr: value})
+	if name == "" {
+		return s, false
 	}
+	return objfile.Symbol{Name: name, Addr: value, Func: typ == 'T' || typ == 't' || typ == 'L' || typ == 'l'}, true
 }

@@ -1,6 +1,10 @@
 package wasmfile
 
-import "github.com/gosym-dev/gosym/internal/objfile"
+import (
+	"iter"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
 
 // LookupSymbol returns the function called name from the function names
 // of the "name" custom section (Go names with characters other than
@@ -15,6 +19,31 @@ func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 
 // loadSymbols adds the function names to f.syms.
 func (f *File) loadSymbols() error {
+	return f.eachSymbol(func(s objfile.Symbol) bool {
+		f.syms.Add(s)
+		return true
+	})
+}
+
+// Symbols yields the function symbols LookupSymbol finds, in the order
+// of the name section, each with Func set. On a damaged section it yields
+// an error last.
+func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
+	return func(yield func(objfile.Symbol, error) bool) {
+		stopped := false
+		err := f.eachSymbol(func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, err)
+		}
+	}
+}
+
+// eachSymbol calls fn with each function named in the name section,
+// until fn returns false.
+func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	r := reader{data: f.names}
 	for r.off < uint64(len(r.data)) && r.err == nil {
 		id := r.byte()
@@ -29,7 +58,9 @@ func (f *File) loadSymbols() error {
 			if sub.err != nil || idx < f.nimport || idx-f.nimport >= f.nfunc || name == "" {
 				continue
 			}
-			f.syms.Add(objfile.Symbol{Name: name, Addr: (FuncValueOffset + idx - f.nimport) << 16})
+			if !fn(objfile.Symbol{Name: name, Addr: (FuncValueOffset + idx - f.nimport) << 16, Func: true}) {
+				return nil
+			}
 		}
 		if sub.err != nil {
 			return formatError("name section: %v", sub.err)

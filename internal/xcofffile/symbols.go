@@ -1,6 +1,10 @@
 package xcofffile
 
-import "github.com/gosym-dev/gosym/internal/objfile"
+import (
+	"iter"
+
+	"github.com/gosym-dev/gosym/internal/objfile"
+)
 
 // Storage classes of the symbols LookupSymbol finds, and the special
 // section numbers.
@@ -31,6 +35,31 @@ func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 
 // loadSymbols adds the symbols of the symbol table to f.syms.
 func (f *File) loadSymbols() error {
+	return f.eachSymbol(func(s objfile.Symbol) bool {
+		f.syms.Add(s)
+		return true
+	})
+}
+
+// Symbols yields the symbols LookupSymbol finds, in table order; Func
+// marks those whose n_type says function. On a damaged table it yields an
+// error last.
+func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
+	return func(yield func(objfile.Symbol, error) bool) {
+		stopped := false
+		err := f.eachSymbol(func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, err)
+		}
+	}
+}
+
+// eachSymbol calls fn with each symbol of the symbol table that
+// LookupSymbol can find, until fn returns false.
+func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if f.symoff == 0 || f.nsyms == 0 {
 		return nil
 	}
@@ -68,7 +97,10 @@ func (f *File) loadSymbols() error {
 			section <= 0 || int(section) > len(f.secs.Headers) {
 			continue
 		}
-		f.syms.Add(objfile.Symbol{Name: name, Addr: value, Size: f.symbolSize(be.Uint16(s[14:]), aux)})
+		typ := be.Uint16(s[14:])
+		if !fn(objfile.Symbol{Name: name, Addr: value, Size: f.symbolSize(typ, aux), Func: typ&symTypeFunc != 0}) {
+			return nil
+		}
 	}
 	return nil
 }
