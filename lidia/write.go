@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // Write emits the symbol table t as a Lidia file: for every function, the
@@ -21,7 +22,7 @@ import (
 // io.Seeker. Addresses are link-time addresses, as t's.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	b := newBuilder(makeOptions(opts), t.NumFunctions())
-	syms := funcSymbols(t.Object())
+	syms := object.FuncSymbols(t.Object())
 	k := 0
 	for f, err := range t.Functions() {
 		if err != nil {

@@ -76,5 +76,9 @@
 // # Locations outside Go code
 //
 // Addresses in no Go function (C code of a cgo binary, assembly stubs
-// outside the Go symbol table) are left unsymbolized.
+// outside the Go symbol table) get one frame named after the function
+// symbol of the object's symbol table that holds them
+// (object.FuncSymbols), with no file or line; where the symbol table is
+// stripped or has none there, they are left unsymbolized. Nothing is
+// guessed.
 package profiles

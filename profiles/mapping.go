@@ -1,8 +1,11 @@
 package profiles
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/gosym"
@@ -15,6 +18,23 @@ type binary struct {
 	tab       *gosym.Table
 	gnu, goID string                 // build IDs; "" when absent
 	secs      []object.SectionHeader // the loaded sections, for file offsets
+
+	symsOnce sync.Once
+	syms     []object.FuncSymbol // the object's function symbols, read on first use
+}
+
+// symbolAt returns the name of the function symbol of b's object that
+// holds pc (the innermost one, where symbols nest), or "".
+func (b *binary) symbolAt(pc uint64) string {
+	b.symsOnce.Do(func() { b.syms = object.FuncSymbols(b.tab.Object()) })
+	k, _ := slices.BinarySearchFunc(b.syms, pc+1, func(s object.FuncSymbol, t uint64) int { return cmp.Compare(s.Lo, t) })
+	// b.syms[:k] start at or below pc; the nearest that holds pc wins.
+	for i := k - 1; i >= 0 && i >= k-8; i-- {
+		if s := b.syms[i]; pc < s.Hi {
+			return s.Name
+		}
+	}
+	return ""
 }
 
 func newBinary(tab *gosym.Table) (*binary, error) {

@@ -269,8 +269,9 @@ const (
 	// the runtime's frames equal ours with wrappers kept (or differ as
 	// quirkByName allows).
 	quirkWrappers = "runtime keeps wrappers"
-	// Addresses in no Go function (C code): the runtime has no name
-	// either; we leave them unsymbolized.
+	// Addresses in no Go function (C code): the runtime has no name;
+	// ours is the object's function symbol there (no file, no line),
+	// or none.
 	quirkNotGo = "not Go code"
 )
 
@@ -286,7 +287,8 @@ func classify(want, have, withWrappers []frame, next [][]frame, byName map[strin
 	case byNameOnly:
 		return quirkByName
 	}
-	if len(have) == 0 && (len(want) == 0 || len(want) == 1 && want[0].Function == "") {
+	if (len(have) == 0 || len(have) == 1 && have[0].File == "" && have[0].Line == 0) &&
+		(len(want) == 0 || len(want) == 1 && want[0].Function == "") {
 		return quirkNotGo
 	}
 	if equal, byNameOnly := sameFrames(want, withWrappers, byName); len(want) > 0 && minor < 12 && (equal || byNameOnly) {

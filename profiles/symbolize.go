@@ -13,7 +13,8 @@ import (
 type Stats struct {
 	Locations  int // locations of the profile before symbolization
 	Symbolized int // locations given frames from a binary
-	NotGo      int // locations in a matched mapping but in no Go function, left as they were
+	Symbols    int // locations in no Go function, named from the object's function symbols
+	NotGo      int // locations in a matched mapping but in no Go function nor function symbol, left as they were
 	Unmatched  int // locations of mappings (or of no mapping) that no binary matched
 	Removed    int // locations whose every frame was a hidden wrapper, removed from the samples
 	// UnmatchedMappings lists, for each mapping no binary matched, its File (or
@@ -90,13 +91,16 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		s.buf, err = b.tab.ResolveLocations(pc, s.buf[:0])
 		switch {
 		case errors.Is(err, gosym.ErrPCNotFound):
-			// In no Go function (C code of a cgo binary). Left as it
-			// is. The place for the object's symbol table, once
-			// package object can list symbols: a function symbol of
-			// b's object holding pc gives a one-frame location with
-			// its name, kept in spans/all like the Go frames.
-			st.NotGo++
-			continue
+			// In no Go function (C code of a cgo binary): the object's
+			// function symbol there names it, with no file or line;
+			// without one the location is left as it is.
+			name := b.symbolAt(pc)
+			if name == "" {
+				st.NotGo++
+				continue
+			}
+			s.buf = append(s.buf[:0], gosym.Location{Function: name})
+			st.Symbols++
 		case err != nil:
 			return st, err
 		}
@@ -104,9 +108,14 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		all = append(all, s.buf...)
 		innerWrapper = innerWrapper || s.buf[0].Wrapper
 		inlined = inlined || len(s.buf) > 1
-		st.Symbolized++
+		if err == nil {
+			st.Symbolized++
+		}
 		if mp := loc.Mapping; mp != nil {
-			mp.HasFunctions, mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true, true
+			mp.HasFunctions = true
+			if err == nil {
+				mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true
+			}
 		}
 	}
 
