@@ -1,6 +1,9 @@
 package objfile
 
-import "sync"
+import (
+	"iter"
+	"sync"
+)
 
 // SymbolMap is a backend's symbol table, read on the first lookup. Where
 // several symbols share a name, the first one added wins. It is safe for
@@ -30,4 +33,34 @@ func (m *SymbolMap) Lookup(name string, load func() error) (Symbol, bool, error)
 	m.once.Do(func() { m.err = load() })
 	s, ok := m.syms[name]
 	return s, ok, m.err
+}
+
+// Each walks a symbol table: it calls fn with each symbol, in table
+// order, until fn returns false, and returns the error that ended the
+// walk early (a damaged table), else nil.
+type Each func(fn func(Symbol) bool) error
+
+// Seq yields the symbols of each, then the error that ended the walk, if
+// any: the Symbols method of a SymbolIterator.
+func (each Each) Seq() iter.Seq2[Symbol, error] {
+	return func(yield func(Symbol, error) bool) {
+		stopped := false
+		err := each(func(s Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(Symbol{}, err)
+		}
+	}
+}
+
+// LookupEach is Lookup with every symbol of each as the file's symbols.
+func (m *SymbolMap) LookupEach(name string, each Each) (Symbol, bool, error) {
+	return m.Lookup(name, func() error {
+		return each(func(s Symbol) bool {
+			m.Add(s)
+			return true
+		})
+	})
 }

@@ -22,15 +22,7 @@ const (
 // file symbols are ignored, and sizes are not recorded, so Size is 0. The
 // table is read on the first call.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	return f.syms.Lookup(name, f.loadSymbols)
-}
-
-// loadSymbols adds the symbols of the symbol table to f.syms.
-func (f *File) loadSymbols() error {
-	return f.eachSymbol(func(s objfile.Symbol) bool {
-		f.syms.Add(s)
-		return true
-	})
+	return f.syms.LookupEach(name, f.eachSymbol)
 }
 
 // Symbols yields the symbols of the COFF symbol table, in table order, with
@@ -39,16 +31,7 @@ func (f *File) loadSymbols() error {
 // symbols whose type is a function (IMAGE_SYM_DTYPE_FUNCTION), as the Go
 // linker and C compilers write them for code.
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
-	return func(yield func(objfile.Symbol, error) bool) {
-		stopped := false
-		err := f.eachSymbol(func(s objfile.Symbol) bool {
-			stopped = !yield(s, nil)
-			return !stopped
-		})
-		if err != nil && !stopped {
-			yield(objfile.Symbol{}, err)
-		}
-	}
+	return objfile.Each(f.eachSymbol).Seq()
 }
 
 // eachSymbol calls fn for each wanted symbol until fn returns false.

@@ -17,31 +17,14 @@ import (
 // a name, the first one wins. Sizes are not recorded, so Size is 0. The
 // table is read on the first call.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	return f.syms.Lookup(name, f.loadSymbols)
-}
-
-// loadSymbols adds the symbols of the symbol table to f.syms.
-func (f *File) loadSymbols() error {
-	return f.eachSymbol(func(s objfile.Symbol) bool {
-		f.syms.Add(s)
-		return true
-	})
+	return f.syms.LookupEach(name, f.eachSymbol)
 }
 
 // Symbols yields the text, data and bss symbols of the symbol table, in
 // table order (every entry, duplicate names included). Sizes are not
 // recorded; Func marks text symbols (types T, t, L and l).
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
-	return func(yield func(objfile.Symbol, error) bool) {
-		stopped := false
-		err := f.eachSymbol(func(s objfile.Symbol) bool {
-			stopped = !yield(s, nil)
-			return !stopped
-		})
-		if err != nil && !stopped {
-			yield(objfile.Symbol{}, err)
-		}
-	}
+	return objfile.Each(f.eachSymbol).Seq()
 }
 
 // eachSymbol calls fn for each text, data or bss symbol until fn returns

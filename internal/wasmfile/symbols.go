@@ -14,31 +14,14 @@ import (
 // are left out). Size is 0. Data symbols are not recorded: the Go linker
 // writes none. The section is read on the first call.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	return f.syms.Lookup(name, f.loadSymbols)
-}
-
-// loadSymbols adds the function names to f.syms.
-func (f *File) loadSymbols() error {
-	return f.eachSymbol(func(s objfile.Symbol) bool {
-		f.syms.Add(s)
-		return true
-	})
+	return f.syms.LookupEach(name, f.eachSymbol)
 }
 
 // Symbols yields the function symbols LookupSymbol finds, in the order
 // of the name section, each with Func set. On a damaged section it yields
 // an error last.
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
-	return func(yield func(objfile.Symbol, error) bool) {
-		stopped := false
-		err := f.eachSymbol(func(s objfile.Symbol) bool {
-			stopped = !yield(s, nil)
-			return !stopped
-		})
-		if err != nil && !stopped {
-			yield(objfile.Symbol{}, err)
-		}
-	}
+	return objfile.Each(f.eachSymbol).Seq()
 }
 
 // eachSymbol calls fn with each function named in the name section,

@@ -30,31 +30,14 @@ const (
 // common symbol describes, else 0. Where several share a name, the first
 // one wins. The table is read on the first call.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	return f.syms.Lookup(name, f.loadSymbols)
-}
-
-// loadSymbols adds the symbols of the symbol table to f.syms.
-func (f *File) loadSymbols() error {
-	return f.eachSymbol(func(s objfile.Symbol) bool {
-		f.syms.Add(s)
-		return true
-	})
+	return f.syms.LookupEach(name, f.eachSymbol)
 }
 
 // Symbols yields the symbols LookupSymbol finds, in table order; Func
 // marks those whose n_type says function. On a damaged table it yields an
 // error last.
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
-	return func(yield func(objfile.Symbol, error) bool) {
-		stopped := false
-		err := f.eachSymbol(func(s objfile.Symbol) bool {
-			stopped = !yield(s, nil)
-			return !stopped
-		})
-		if err != nil && !stopped {
-			yield(objfile.Symbol{}, err)
-		}
-	}
+	return objfile.Each(f.eachSymbol).Seq()
 }
 
 // eachSymbol calls fn with each symbol of the symbol table that
