@@ -9,25 +9,6 @@ import (
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
-// forEachEntry runs check on every binary of the corpus (testdata/corpus
-// or $GOSYM_CORPUS_DIR), one parallel subtest each.
-func forEachEntry(t *testing.T, check func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table)) {
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			bin, err := e.Binary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, e, bin, mustTable(t, bin))
-		})
-	}
-}
-
 // TestCorpusBuildInfo compares BuildInfo with debug/buildinfo wherever
 // that reads the binary, stripped binaries included. Where it cannot
 // (Plan 9, ELF without section headers), a binary built by Go 1.13 or later

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -100,4 +101,23 @@ func (s *treeFrames) at(tab *Table, pc uint64, dst []Location) ([]Location, erro
 	}
 	f := s.f
 	return append(dst, Location{Function: f.Name(), File: file, Line: line, StartLine: f.StartLine(), Wrapper: f.Wrapper()}), nil
+}
+
+// forEachEntry runs check on every binary of the corpus (testdata/corpus
+// or $GOSYM_CORPUS_DIR), one parallel subtest each.
+func forEachEntry(t *testing.T, check func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table)) {
+	entries, err := testcorpus.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			bin, err := e.Binary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, e, bin, mustTable(t, bin))
+		})
+	}
 }

@@ -16,61 +16,49 @@ import (
 // non-zero funcID (the linker gave one to exactly these names), and only
 // runtime functions may be anything but KindNormal.
 func TestKind(t *testing.T) {
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			bin, err := e.Binary()
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
+		want := map[string]FuncKind{
+			"runtime.goexit":   KindTop,
+			"runtime.mstart":   KindTop,
+			"runtime.sigpanic": KindTrap,
+			"runtime.mcall":    KindStackSwitch,
+		}
+		if e.Minor() >= 5 {
+			want["runtime.systemstack"] = KindStackSwitch
+		}
+		if e.Minor() >= 14 {
+			want["runtime.asyncPreempt"] = KindTrap
+		}
+		counts := map[FuncKind]int{}
+		for f, err := range tab.Functions() {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab := mustTable(t, bin)
-			want := map[string]FuncKind{
-				"runtime.goexit":   KindTop,
-				"runtime.mstart":   KindTop,
-				"runtime.sigpanic": KindTrap,
-				"runtime.mcall":    KindStackSwitch,
+			k := f.Kind()
+			counts[k]++
+			if w, ok := want[f.Name()]; ok {
+				if k != w {
+					t.Errorf("%s: Kind %v, want %v", f.Name(), k, w)
+				}
+				delete(want, f.Name())
 			}
-			if e.Minor() >= 5 {
-				want["runtime.systemstack"] = KindStackSwitch
+			if k != KindNormal && !strings.HasPrefix(f.Name(), "runtime.") && f.Name() != "_rt0_go" && !strings.Contains(f.Name(), "Mstart") {
+				t.Errorf("%s: Kind %v", f.Name(), k)
 			}
-			if e.Minor() >= 14 {
-				want["runtime.asyncPreempt"] = KindTrap
-			}
-			counts := map[FuncKind]int{}
-			for f, err := range tab.Functions() {
-				if err != nil {
-					t.Fatal(err)
-				}
-				k := f.Kind()
-				counts[k]++
-				if w, ok := want[f.Name()]; ok {
-					if k != w {
-						t.Errorf("%s: Kind %v, want %v", f.Name(), k, w)
-					}
-					delete(want, f.Name())
-				}
-				if k != KindNormal && !strings.HasPrefix(f.Name(), "runtime.") && f.Name() != "_rt0_go" && !strings.Contains(f.Name(), "Mstart") {
-					t.Errorf("%s: Kind %v", f.Name(), k)
-				}
-				if tab.layout.funcIDSize != 0 && k == KindNormal && f.funcID() != 0 {
-					if name, ok := strings.CutPrefix(f.Name(), "runtime."); ok && kindByName(name, tab.hasFlags()) != KindNormal {
-						t.Errorf("%s: funcID %d, but Kind %v", f.Name(), f.funcID(), k)
-					}
-				}
-				if name, ok := strings.CutPrefix(f.Name(), "runtime."); ok && tab.layout.funcIDSize != 0 {
-					if kindByName(name, tab.hasFlags()) != KindNormal && f.funcID() == 0 {
-						t.Errorf("%s: no funcID in this release", f.Name())
-					}
+			if tab.layout.funcIDSize != 0 && k == KindNormal && f.funcID() != 0 {
+				if name, ok := strings.CutPrefix(f.Name(), "runtime."); ok && kindByName(name, tab.hasFlags()) != KindNormal {
+					t.Errorf("%s: funcID %d, but Kind %v", f.Name(), f.funcID(), k)
 				}
 			}
-			for name := range want {
-				t.Errorf("%s not found", name)
+			if name, ok := strings.CutPrefix(f.Name(), "runtime."); ok && tab.layout.funcIDSize != 0 {
+				if kindByName(name, tab.hasFlags()) != KindNormal && f.funcID() == 0 {
+					t.Errorf("%s: no funcID in this release", f.Name())
+				}
 			}
-			t.Logf("kinds: %v", counts)
-		})
-	}
+		}
+		for name := range want {
+			t.Errorf("%s not found", name)
+		}
+		t.Logf("kinds: %v", counts)
+	})
 }

@@ -37,46 +37,34 @@ func (m *noise) ReadAt(p []byte, off int64) (int, error) {
 // must end (with an error or at a top frame) without a panic, within
 // maxFrames frames.
 func TestUnwindHostile(t *testing.T) {
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
 		if e.GOOS != "linux" || e.Variant != "default" && e.Variant != "nodwarf" {
-			continue
+			return
 		}
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			bin, err := e.Binary()
+		var pcs []uint64
+		for f, err := range tab.Functions() {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab := mustTable(t, bin)
-			var pcs []uint64
-			for f, err := range tab.Functions() {
+			pcs = append(pcs, f.Entry())
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		total := 0
+		for i := range 200 {
+			mem := &noise{pcs: pcs, big: e.ByteOrder == "big", seed: uint64(i)}
+			regs := Regs{PC: pcs[r.IntN(len(pcs))] + uint64(r.IntN(64)), SP: r.Uint64() >> 16, LR: pcs[r.IntN(len(pcs))] + 4}
+			n := 0
+			for _, err := range tab.Unwind(regs, mem) {
+				n++
 				if err != nil {
-					t.Fatal(err)
+					break
 				}
-				pcs = append(pcs, f.Entry())
 			}
-			r := rand.New(rand.NewPCG(1, 2))
-			total := 0
-			for i := range 200 {
-				mem := &noise{pcs: pcs, big: e.ByteOrder == "big", seed: uint64(i)}
-				regs := Regs{PC: pcs[r.IntN(len(pcs))] + uint64(r.IntN(64)), SP: r.Uint64() >> 16, LR: pcs[r.IntN(len(pcs))] + 4}
-				n := 0
-				for _, err := range tab.Unwind(regs, mem) {
-					n++
-					if err != nil {
-						break
-					}
-				}
-				if n > maxFrames+1 {
-					t.Fatalf("walk %d: %d frames", i, n)
-				}
-				total += n
+			if n > maxFrames+1 {
+				t.Fatalf("walk %d: %d frames", i, n)
 			}
-			t.Logf("200 walks, %d frames", total)
-		})
-	}
+			total += n
+		}
+		t.Logf("200 walks, %d frames", total)
+	})
 }
