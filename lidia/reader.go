@@ -3,16 +3,11 @@ package lidia
 import (
 	"bytes"
 	"hash/crc32"
-	"math"
-	"math/bits"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
-
-// noParent marks a range without an enclosing range in Reader.parent.
-const noParent = math.MaxUint32
 
 // Reader looks up addresses in a Lidia file. It is safe for concurrent use
 // by several goroutines, Close included. The strings it returns stay valid
@@ -31,28 +26,17 @@ type Reader struct {
 	lW    int    // 2 or 4
 	nl    uint64 // number of line entries
 
-	// The VA index, for files read with the backward walk: the ranges
-	// whose VA is in [base+k<<shift, base+(k+1)<<shift) are those from
-	// buckets[k] to buckets[k+1]-1.
-	base    uint64
-	shift   uint
-	buckets []uint32
-
-	// For files whose ranges nest, the address space cut into pieces of
-	// one innermost range: piece k is [starts[k], starts[k+1]), and its
-	// innermost range is inner[k] (noParent: none). The pieces whose
-	// start is in [pbase+k<<pshift, pbase+(k+1)<<pshift) are those from
-	// pbuckets[k] to pbuckets[k+1]-1.
-	starts   []uint64
-	inner    []uint32
-	pbase    uint64
-	pshift   uint
-	pbuckets []uint32
-
-	// nodes[i] indexes range i for files whose ranges nest (see the
-	// package documentation); nil for other files, which Lookup reads
-	// with Pyroscope's backward walk.
+	// For files whose ranges nest (nest.go), as Write makes them: the
+	// ranges as nodes, the pieces, the index of the pieces, and the VA the
+	// nodes and pieces count from. nodes is nil for other files, which
+	// Lookup reads with Pyroscope's backward walk (walk.go).
 	nodes []node
+	pcs   []piece
+	pidx  bucketIndex
+	base  uint64
+
+	// The index of the VAs, for the walk.
+	vidx bucketIndex
 
 	o      options
 	closed atomic.Bool
@@ -86,7 +70,7 @@ func Open(name string, opts ...Option) (*Reader, error) {
 // valid after data is gone. It checks the header and that every table lies
 // in data; with WithCRC it also verifies the checksums. It then indexes the
 // ranges once, in time linear in their number and, for a file whose ranges
-// nest, about 30 bytes per range (see the package documentation, "Reading").
+// nest, about 56 bytes per range (see the package documentation, "Reading").
 // Options are as for Open.
 func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	r := &Reader{data: data, o: makeOptions(opts)}
@@ -149,189 +133,10 @@ func NewReader(data []byte, opts ...Option) (*Reader, error) {
 	}
 	r.n, r.vaW, r.fW, r.lW, r.nl = int(n), int(vaW), int(fW), int(lW), nl
 	r.strs = bytes.Clone(strs)
-	r.nodes = r.nest()
-	if r.nodes != nil {
-		r.pieces()
-	} else {
-		r.index()
+	if !r.nest() {
+		r.vidx = newBucketIndex(r.n, 8, r.vaAt)
 	}
 	return r, nil
-}
-
-// pieces cuts the address space of a file whose ranges nest into pieces
-// of one innermost range (see Reader.starts) and indexes them.
-func (r *Reader) pieces() {
-	// Written files have about 1.5 pieces per range, at most 2.
-	starts, inner := make([]uint64, 0, r.n+r.n/2+16), make([]uint32, 0, r.n+r.n/2+16)
-	add := func(at uint64, i uint32) {
-		n := len(starts)
-		switch {
-		case n > 0 && starts[n-1] == at:
-			inner[n-1] = i
-			if n > 1 && inner[n-2] == i {
-				starts, inner = starts[:n-1], inner[:n-1]
-			}
-		case n > 0 && inner[n-1] == i:
-		default:
-			starts, inner = append(starts, at), append(inner, i)
-		}
-	}
-	type open struct {
-		i   uint32
-		end uint64
-	}
-	var stack []open
-	closeTo := func(at uint64) {
-		// Close the ranges that end at or before at; after each end, the
-		// innermost range is the one below it, if any.
-		for len(stack) > 0 && stack[len(stack)-1].end <= at {
-			end := stack[len(stack)-1].end
-			stack = stack[:len(stack)-1]
-			in := uint32(noParent)
-			if len(stack) > 0 {
-				in = stack[len(stack)-1].i
-			}
-			add(end, in)
-		}
-	}
-	for i := range r.n {
-		va := r.vaAt(i)
-		closeTo(va)
-		stack = append(stack, open{uint32(i), va + r.field(r.rec(i), fLength)})
-		add(va, uint32(i))
-	}
-	closeTo(math.MaxUint64)
-	r.starts, r.inner = starts, inner
-	r.pbase, r.pshift, r.pbuckets = buckets(len(starts), func(k int) uint64 { return starts[k] })
-}
-
-// index builds the VA index that narrows the binary search of the walk to
-// a few ranges, for a sorted VA table.
-func (r *Reader) index() {
-	r.base, r.shift, r.buckets = buckets(r.n, r.vaAt)
-}
-
-// buckets indexes n sorted keys: about one bucket for every eight keys
-// (which span a cache line of 4-byte VAs), 4 bytes each. Keys in
-// [base+k<<shift, base+(k+1)<<shift) are those from b[k] to b[k+1]-1. It
-// returns no buckets for few keys, or keys out of order.
-func buckets(n int, key func(int) uint64) (base uint64, shift uint, b []uint32) {
-	if n < 64 || uint64(n) >= math.MaxUint32 {
-		return 0, 0, nil
-	}
-	lo, hi := key(0), key(n-1)
-	prev := lo
-	for i := range n {
-		if k := key(i); k < prev {
-			return 0, 0, nil // not sorted: plain binary search
-		} else {
-			prev = k
-		}
-	}
-	span := hi - lo + 1
-	if span == 0 {
-		span = math.MaxUint64 // lo = 0, hi = MaxUint64
-	}
-	for span>>shift > uint64(n)/8 {
-		shift++
-	}
-	nb := int(span>>shift) + 1
-	b = make([]uint32, nb+1)
-	i := 0
-	for k := range nb + 1 {
-		// The first key at or above the bucket's start.
-		start := lo + uint64(k)<<shift
-		if k == nb || start < lo {
-			i = n
-		}
-		for i < n && key(i) < start {
-			i++
-		}
-		b[k] = uint32(i)
-	}
-	return lo, shift, b
-}
-
-// node is what a Reader indexes of a range of a file whose ranges nest:
-// the range at depth-1 that holds it, and the lengths of its strings, so
-// that Lookup need not read the strings table.
-type node struct {
-	parent             uint32 // noParent for a range of depth 0
-	fn, file, callFile uint16 // string lengths; lenSlow: read the table
-}
-
-// lenSlow marks, in a node, a string that Lookup reads from the table: one
-// of 65535 bytes or more, or a bad reference.
-const lenSlow = math.MaxUint16
-
-// nest indexes the ranges if they nest: sorted by (VA, depth), none empty,
-// ranges at one depth disjoint, and each range at depth d ≥ 1 inside the
-// last range at depth d-1 before it. Else it returns nil.
-func (r *Reader) nest() []node {
-	if uint64(r.n) >= noParent {
-		return nil
-	}
-	nodes := make([]node, r.n)
-	type open struct {
-		i       uint32
-		va, end uint64
-	}
-	var stack []open // the last range at each depth of the current chain
-	for i := range r.n {
-		va, rec := r.vaAt(i), r.rec(i)
-		length, depth := r.field(rec, fLength), r.field(rec, fDepth)
-		end := va + length
-		if length == 0 || end < va || depth > uint64(len(stack)) {
-			return nil
-		}
-		d := int(depth)
-		if d < len(stack) && va < stack[d].end {
-			return nil // overlaps the previous range at its depth, or unsorted
-		}
-		nd := &nodes[i]
-		if d == 0 {
-			if len(stack) > 0 && va < stack[0].va {
-				return nil
-			}
-			nd.parent = noParent
-		} else {
-			p := stack[d-1]
-			if va < p.va || end > p.end {
-				return nil
-			}
-			nd.parent = p.i
-		}
-		nd.fn, nd.file, nd.callFile = r.strLen(r.field(rec, fFunc)), r.strLen(r.field(rec, fFile)), r.strLen(r.field(rec, fCallFile))
-		stack = append(stack[:d], open{uint32(i), va, end})
-	}
-	return nodes
-}
-
-// strLen returns the length of the string at offset off, or lenSlow.
-func (r *Reader) strLen(off uint64) uint16 {
-	if s, ok := r.str(off); ok && len(s) < lenSlow {
-		return uint16(len(s))
-	}
-	return lenSlow
-}
-
-// strOf returns the string at offset off, of length n (from a node).
-func (r *Reader) strOf(off uint64, n uint16) (string, bool) {
-	switch n {
-	case 0:
-		return "", true
-	case lenSlow:
-		return r.str(off)
-	}
-	return unsafe.String(&r.strs[off+4], n), true
-}
-
-// fileOf is strOf, or "" when files are turned off.
-func (r *Reader) fileOf(off uint64, n uint16) (string, bool) {
-	if !r.o.files {
-		return "", true
-	}
-	return r.strOf(off, n)
 }
 
 // Close marks the Reader closed: Lookup after Close returns ErrClosed.
@@ -363,161 +168,9 @@ func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
 		return dst, ErrClosed
 	}
 	if r.nodes == nil {
-		i := r.search(addr)
-		if i < 0 {
-			return dst, nil
-		}
-		return r.walk(dst, i, addr)
+		return r.walk(dst, addr)
 	}
-	k := r.piece(addr)
-	if k < 0 || r.inner[k] == noParent {
-		return dst, nil
-	}
-	i := int(r.inner[k])
-	va, e, nd := r.vaAt(i), r.entry(i), r.nodes[i]
-	if !r.o.inlines && e.depth != 0 {
-		// Only the physical frame, with its file and line at the call
-		// site in the range above it.
-		inner, innerNd := e, nd
-		for p := nd.parent; p != noParent; p = r.nodes[p].parent {
-			i = int(p)
-			if r.nodes[p].parent != noParent {
-				inner, innerNd = r.entry(i), r.nodes[i]
-			}
-		}
-		return r.outerFrame(dst, r.entry(i), r.nodes[i], &inner, innerNd)
-	}
-	fn, ok1 := r.strOf(e.fn, nd.fn)
-	file, ok2 := r.fileOf(e.file, nd.file)
-	line, ok3 := r.line(&e, addr-va)
-	if !(ok1 && ok2 && ok3) {
-		return dst, corrupt("range %d has a reference out of range", i)
-	}
-	if nd.parent == noParent && e.callLine != 0 && addr-va >= e.callLine-1 {
-		file, line = "", 0 // alignment padding: no position
-	}
-	if !r.o.lines {
-		line = 0
-	}
-	dst = append(dst, Frame{fn, file, line})
-	for p := nd.parent; p != noParent; {
-		o, ond := r.entry(int(p)), r.nodes[p]
-		var err error
-		if dst, err = r.outerFrame(dst, o, ond, &e, nd); err != nil {
-			return dst, err
-		}
-		e, nd, p = o, ond, ond.parent
-	}
-	return dst, nil
-}
-
-// outerFrame appends the frame of range outer at the call site recorded in
-// range inner, the range one deeper; on and in are their nodes.
-func (r *Reader) outerFrame(dst []Frame, outer entry, on node, inner *entry, in node) ([]Frame, error) {
-	fn, ok1 := r.strOf(outer.fn, on.fn)
-	file, ok2 := r.fileOf(inner.callFile, in.callFile)
-	line := inner.callLine
-	if !(ok1 && ok2 && line <= math.MaxUint32) {
-		return dst, corrupt("range has a reference out of range")
-	}
-	if !r.o.lines {
-		line = 0
-	}
-	return append(dst, Frame{fn, file, uint32(line)}), nil
-}
-
-// walk is Pyroscope's lookup (the package doc, "Reading") for files whose
-// ranges do not nest: from the last range at or before addr, backward,
-// every range that covers addr is a frame, up to the first range of depth
-// 0.
-func (r *Reader) walk(dst []Frame, i int, addr uint64) ([]Frame, error) {
-	for ; i >= 0; i-- {
-		e := r.entry(i)
-		va := r.vaAt(i)
-		if va <= addr && addr-va < e.length && (r.o.inlines || e.depth == 0) {
-			fn, ok1 := r.str(e.fn)
-			file, ok2 := r.file(e.file)
-			line, ok3 := r.line(&e, addr-va)
-			if !(ok1 && ok2 && ok3) {
-				return dst, corrupt("range %d has a reference out of range", i)
-			}
-			if !r.o.lines {
-				line = 0
-			}
-			dst = append(dst, Frame{fn, file, line})
-		}
-		if e.depth == 0 {
-			break
-		}
-	}
-	return dst, nil
-}
-
-// piece returns the index of the piece (Reader.starts) that holds addr,
-// or -1.
-func (r *Reader) piece(addr uint64) int {
-	lo, hi := 0, len(r.starts) // the answer + 1 is in [lo, hi]
-	if r.pbuckets != nil {
-		if addr < r.pbase {
-			return -1
-		}
-		k := (addr - r.pbase) >> r.pshift
-		if k+1 >= uint64(len(r.pbuckets)) {
-			return len(r.starts) - 1 // past the last start
-		}
-		lo, hi = int(r.pbuckets[k]), int(r.pbuckets[k+1])
-	}
-	starts := r.starts
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if starts[m] <= addr {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo - 1
-}
-
-// search returns the index of the last range whose VA is at most addr, or
-// -1.
-func (r *Reader) search(addr uint64) int {
-	lo, hi := 0, r.n // the answer + 1 is in [lo, hi]
-	if r.buckets != nil {
-		if addr < r.base {
-			return -1
-		}
-		k := (addr - r.base) >> r.shift
-		if k+1 >= uint64(len(r.buckets)) {
-			return r.n - 1 // past the last VA
-		}
-		lo, hi = int(r.buckets[k]), int(r.buckets[k+1])
-	}
-	if r.vaW == 4 {
-		if addr > math.MaxUint32 {
-			addr = math.MaxUint32
-		}
-		a := uint32(addr)
-		va := r.va
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if le.Uint32(va[4*m:]) <= a {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		return lo - 1
-	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if le.Uint64(r.va[8*m:]) <= addr {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo - 1
+	return r.lookupNest(dst, addr)
 }
 
 func (r *Reader) vaAt(i int) uint64 {
@@ -594,54 +247,32 @@ func (r *Reader) file(off uint64) (string, bool) {
 	return r.str(off)
 }
 
-// line returns the line at offset rel from the VA of range e: the entry
-// of its line table with the largest offset at most rel; 0 if none.
-func (r *Reader) line(e *entry, rel uint64) (uint32, bool) {
-	count := e.lineCount
-	if count == 0 {
-		return 0, true
+// lineOff returns the offset of line entry j.
+func (r *Reader) lineOff(j uint64) uint64 {
+	if r.lW == 2 {
+		return uint64(le.Uint16(r.lines[4*j:]))
 	}
-	idx := e.lineIdx
-	if idx > r.nl || count > r.nl-idx {
-		return 0, false
+	return uint64(le.Uint32(r.lines[8*j:]))
+}
+
+// lineNum returns the line of line entry j.
+func (r *Reader) lineNum(j uint64) uint32 {
+	if r.lW == 2 {
+		return uint32(le.Uint16(r.lines[4*j+2:]))
 	}
-	t, w := r.lines, uint64(r.lW)
-	off := func(j uint64) uint64 {
-		if w == 2 {
-			return uint64(le.Uint16(t[4*j:]))
-		}
-		return uint64(le.Uint32(t[8*j:]))
-	}
-	// Find the first entry with an offset > rel; the one before it holds.
-	// Offsets grow about evenly over a range, so first try a window
-	// around the entry its position suggests: one or two cache lines.
-	lo, hi := idx, idx+count
-	if length := e.length; count > 16 && rel < length {
-		h, l := bits.Mul64(count, rel)
-		q, _ := bits.Div64(h, l, length) // < count, as rel < length
-		g := idx + q
-		wlo, whi := idx, min(g+8, hi)
-		if g >= idx+8 {
-			wlo = g - 8
-		}
-		if (wlo == idx || off(wlo) <= rel) && (whi == hi || off(whi) > rel) {
-			lo, hi = wlo, whi
-		}
-	}
-	first := idx
+	return le.Uint32(r.lines[8*j+4:])
+}
+
+// after returns the first line entry in [lo, hi) whose offset is above
+// rel, or hi. The offsets of a line table are sorted.
+func (r *Reader) after(lo, hi, rel uint64) uint64 {
 	for lo < hi {
 		m := (lo + hi) >> 1
-		if off(m) <= rel {
+		if r.lineOff(m) <= rel {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo == first {
-		return 0, true
-	}
-	if w == 2 {
-		return uint32(le.Uint16(t[4*(lo-1)+2:])), true
-	}
-	return le.Uint32(t[8*(lo-1)+4:]), true
+	return lo
 }

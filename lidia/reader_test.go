@@ -419,3 +419,66 @@ func TestWideTables(t *testing.T) {
 		t.Errorf("Pyroscope's walk: %v", got)
 	}
 }
+
+// TestIndexLimits checks the edges of the index of a nested file (nest.go):
+// a line table whose first entry starts after the range's VA, and a piece
+// with more line entries than Lookup reads one by one; and that a file
+// whose VAs span more than 4 GiB, which the index cannot hold, is read with
+// the walk and gives the same frames.
+func TestIndexLimits(t *testing.T) {
+	build := func(far uint64) []byte {
+		b := newBuilder(makeOptions(nil), 2)
+		base := uint64(0x40_0000)
+		file := b.str("a.go")
+		var lines []lineEntry
+		for k := range uint32(3 * scanLines) {
+			lines = append(lines, lineEntry{0x10 + 4*k, 100 + k})
+		}
+		idx, n := b.lineTable(lines) // nothing in effect at [base, base+0x10)
+		b.recs.add(record{va: base, length: 0x100, fn: b.str("main.f"), file: file, lineIdx: idx, lineCount: n})
+		idx, n = b.lineTable([]lineEntry{{0, 7}})
+		b.recs.add(record{va: base + 0x20, length: 0x8, depth: 1, fn: b.str("main.g"), file: file, lineIdx: idx, lineCount: n, callFile: file, call: 42})
+		idx, n = b.lineTable([]lineEntry{{0, 9}})
+		b.recs.add(record{va: base + far, length: 0x10, fn: b.str("main.h"), file: file, lineIdx: idx, lineCount: n})
+		var buf bytes.Buffer
+		if err := b.writeTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for _, c := range []struct {
+		far    uint64
+		nested bool
+	}{{0x1000, true}, {5 << 30, false}} {
+		r := newReader(t, build(c.far))
+		if got := r.nodes != nil; got != c.nested {
+			t.Errorf("far %#x: nested index %v, want %v", c.far, got, c.nested)
+		}
+		base := uint64(0x40_0000)
+		for _, l := range []struct {
+			addr uint64
+			want []Frame
+		}{
+			{base, []Frame{{"main.f", "a.go", 0}}},
+			{base + 0xf, []Frame{{"main.f", "a.go", 0}}},
+			{base + 0x10, []Frame{{"main.f", "a.go", 100}}},
+			{base + 0x1f, []Frame{{"main.f", "a.go", 103}}},
+			{base + 0x20, []Frame{{"main.g", "a.go", 7}, {"main.f", "a.go", 42}}},
+			{base + 0x28, []Frame{{"main.f", "a.go", 106}}},
+			{base + 0x10 + 4*(3*scanLines-1) - 1, []Frame{{"main.f", "a.go", 100 + 3*scanLines - 2}}},
+			{base + 0xff, []Frame{{"main.f", "a.go", 100 + 3*scanLines - 1}}},
+			{base + 0x100, nil},
+			{base + c.far + 0xf, []Frame{{"main.h", "a.go", 9}}},
+			{base + c.far + 0x10, nil},
+		} {
+			want := l.want
+			if !c.nested && len(want) == 2 {
+				// The walk gives each frame its own range's file and line.
+				want = []Frame{want[0], {"main.f", "a.go", 104}}
+			}
+			if got, err := r.Lookup(nil, l.addr); err != nil || !slices.Equal(got, want) {
+				t.Errorf("far %#x: Lookup(%#x) = %v, %v; want %v", c.far, l.addr, got, err, want)
+			}
+		}
+	}
+}
