@@ -42,9 +42,6 @@ type piece struct {
 const (
 	noPrev   = 1 << 31        // in piece.lim: no line entry is in effect at the piece's start
 	badLines = math.MaxUint32 // in piece.next: the line table is out of range
-	// scanLines is how many line entries Lookup reads one by one before
-	// it searches the rest: pieces mostly hold a few.
-	scanLines = 8
 )
 
 // lenSlow marks, in a node, a string that Lookup reads from the table: one
@@ -64,6 +61,7 @@ func (r *Reader) nest() bool {
 		r.base = r.vaAt(0)
 	}
 	nodes := make([]node, r.n)
+	spans := make([]span, r.n)
 	type open struct {
 		i       uint32
 		va, end uint64
@@ -93,12 +91,21 @@ func (r *Reader) nest() bool {
 			fn: offset(e.fn), file: offset(e.file), callFile: offset(e.callFile),
 			fnLen: r.strLen(e.fn), fileLen: r.strLen(e.file), callFileLen: r.strLen(e.callFile),
 		}
+		spans[i] = span{end: uint32(end - r.base), first: badLines}
+		if idx, count := e.lineIdx, e.lineCount; idx <= r.nl && count <= r.nl-idx {
+			spans[i].first, spans[i].next, spans[i].lim = uint32(idx), uint32(idx), uint32(idx+count)
+		}
 		stack = append(stack[:d], open{uint32(i), va, end})
 	}
 	r.nodes = nodes
-	r.pieces()
+	r.pieces(spans)
 	return true
 }
+
+// span is what pieces needs of a range: its end (VA - base), and its line
+// entries (first to lim-1, or first is badLines), from next on not yet
+// passed by its pieces.
+type span struct{ end, first, next, lim uint32 }
 
 // strLen returns the length of the string at offset off as a node holds
 // it: lenSlow for a long string or a bad reference.
@@ -135,7 +142,7 @@ func offset(off uint64) uint32 {
 
 // pieces cuts the address space into pieces of one innermost range and
 // indexes them.
-func (r *Reader) pieces() {
+func (r *Reader) pieces(spans []span) {
 	// Written files have about 1.5 pieces per range, at most 2.
 	pcs := make([]piece, 0, r.n+r.n/2+16)
 	add := func(at uint64, i uint32) {
@@ -173,30 +180,30 @@ func (r *Reader) pieces() {
 		nd := &r.nodes[i]
 		va := uint64(nd.va)
 		closeTo(va)
-		stack = append(stack, open{uint32(i), va + r.field(r.rec(i), fLength)})
+		stack = append(stack, open{uint32(i), uint64(spans[i].end)})
 		add(va, uint32(i))
 	}
 	closeTo(math.MaxUint64)
 	for k := range pcs {
 		if p := &pcs[k]; p.inner != noParent {
-			p.next, p.lim = r.linesAt(int(p.inner), uint64(p.start))
+			p.next, p.lim = r.linesAt(&spans[p.inner], uint64(p.start-r.nodes[p.inner].va))
 		}
 	}
 	r.pcs = pcs
 	r.pidx = newBucketIndex(len(pcs), 8, func(k int) uint64 { return uint64(pcs[k].start) })
 }
 
-// linesAt returns piece.next and piece.lim for a piece of range i that
-// starts at start (VA - base).
-func (r *Reader) linesAt(i int, start uint64) (next, lim uint32) {
-	e := r.entry(i)
-	idx, count := e.lineIdx, e.lineCount
-	if idx > r.nl || count > r.nl-idx {
+// linesAt returns piece.next and piece.lim for a piece of the range of s
+// that starts at offset rel from its VA. A range's pieces come in address
+// order, so the search for the line entries of one starts where that of
+// the previous ended.
+func (r *Reader) linesAt(s *span, rel uint64) (next, lim uint32) {
+	if s.first == badLines {
 		return badLines, 0
 	}
-	j := r.after(idx, idx+count, start-uint64(r.nodes[i].va))
-	next, lim = uint32(j), uint32(idx+count)
-	if j == idx {
+	s.next = uint32(r.afterFrom(uint64(s.next), uint64(s.lim), rel))
+	next, lim = s.next, s.lim
+	if next == s.first {
 		lim |= noPrev
 	}
 	return next, lim
@@ -264,14 +271,7 @@ func (r *Reader) outerFrame(dst []Frame, outer, inner *node) ([]Frame, error) {
 // lineIn returns the line at offset rel from the VA of piece p's innermost
 // range, for an address in p.
 func (r *Reader) lineIn(p *piece, rel uint64) uint32 {
-	j, lim := uint64(p.next), uint64(p.lim&^noPrev)
-	stop := min(j+scanLines, lim)
-	for j < stop && r.lineOff(j) <= rel {
-		j++
-	}
-	if j == stop && j < lim {
-		j = r.after(j, lim, rel)
-	}
+	j := r.afterFrom(uint64(p.next), uint64(p.lim&^noPrev), rel)
 	if j == uint64(p.next) && p.lim&noPrev != 0 {
 		return 0
 	}
