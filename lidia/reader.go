@@ -263,15 +263,15 @@ func (r *Reader) lineNum(j uint64) uint32 {
 	return le.Uint32(r.lines[8*j+4:])
 }
 
-// afterFrom is after for an answer expected near lo: it looks at lo,
-// lo+1, lo+3, lo+7, ... until an offset is above rel, then searches the
-// last step.
+// afterFrom is after for an answer expected near lo: it reads the
+// entries from lo one by one, then searches beyond the eighth.
 func (r *Reader) afterFrom(lo, hi, rel uint64) uint64 {
-	end, step := lo, uint64(1)
-	for end < hi && r.lineOff(end) <= rel {
-		lo, end, step = end+1, end+step, 2*step
+	for stop := min(lo+8, hi); lo < stop; lo++ {
+		if r.lineOff(lo) > rel {
+			return lo
+		}
 	}
-	return r.after(lo, min(end, hi), rel)
+	return r.after(lo, hi, rel)
 }
 
 // after returns the first line entry in [lo, hi) whose offset is above
