@@ -7,6 +7,7 @@ import "math"
 // to b[k+1]-1. Without buckets (few keys, or keys out of order) the search
 // covers all keys.
 type bucketIndex struct {
+	n     int // number of keys
 	base  uint64
 	shift uint
 	b     []uint32
@@ -16,14 +17,14 @@ type bucketIndex struct {
 // bucket for every per keys, 4 bytes each.
 func newBucketIndex(n, per int, key func(int) uint64) bucketIndex {
 	if n < 64 || uint64(n) >= math.MaxUint32 {
-		return bucketIndex{}
+		return bucketIndex{n: n}
 	}
 	lo, hi := key(0), key(n-1)
 	prev := lo
 	for i := range n {
 		k := key(i)
 		if k < prev {
-			return bucketIndex{} // not sorted: plain binary search
+			return bucketIndex{n: n} // not sorted: plain binary search
 		}
 		prev = k
 	}
@@ -49,12 +50,13 @@ func newBucketIndex(n, per int, key func(int) uint64) bucketIndex {
 		}
 		b[k] = uint32(i)
 	}
-	return bucketIndex{lo, shift, b}
+	return bucketIndex{n, lo, shift, b}
 }
 
-// bounds returns the keys among n that a search for the last key at most
-// v must look at: that key's index plus one is in [lo, hi].
-func (x *bucketIndex) bounds(n int, v uint64) (lo, hi int) {
+// bounds returns the keys that a search for the last key at most v must
+// look at: that key's index plus one is in [lo, hi].
+func (x *bucketIndex) bounds(v uint64) (lo, hi int) {
+	n := x.n
 	if x.b == nil {
 		return 0, n
 	}

@@ -85,3 +85,17 @@ func functions(tb testing.TB, tab *gosym.Table) []gosym.Function {
 	}
 	return fns
 }
+
+// rec returns range entry i.
+func (r *Reader) rec(i int) []byte {
+	w := numFields * r.fW
+	return r.rng[i*w : i*w+w]
+}
+
+// field returns field k of a range entry.
+func (r *Reader) field(rec []byte, k int) uint64 {
+	if r.fW == 4 {
+		return uint64(le.Uint32(rec[4*k:]))
+	}
+	return le.Uint64(rec[8*k:])
+}

@@ -27,13 +27,13 @@ type Reader struct {
 	nl    uint64 // number of line entries
 
 	// For files whose ranges nest (nest.go), as Write makes them: the
-	// ranges as nodes, the pieces, the index of the pieces, and the VA the
-	// nodes and pieces count from. nodes is nil for other files, which
+	// ranges as nodes, the pieces and their index, and the segments of
+	// the address space they are in. nodes is nil for other files, which
 	// Lookup reads with Pyroscope's backward walk (walk.go).
 	nodes []node
 	pcs   []piece
 	pidx  bucketIndex
-	base  uint64
+	segs  []segment
 
 	// The index of the VAs, for the walk.
 	vidx bucketIndex
@@ -203,20 +203,6 @@ func (r *Reader) entry(i int) entry {
 		le.Uint64(b[0:]), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]),
 		le.Uint64(b[32:]), le.Uint64(b[40:]), le.Uint64(b[48:]), le.Uint64(b[56:]),
 	}
-}
-
-// rec returns range entry i.
-func (r *Reader) rec(i int) []byte {
-	w := numFields * r.fW
-	return r.rng[i*w : i*w+w]
-}
-
-// field returns field k of a range entry.
-func (r *Reader) field(rec []byte, k int) uint64 {
-	if r.fW == 4 {
-		return uint64(le.Uint32(rec[4*k:]))
-	}
-	return le.Uint64(rec[8*k:])
 }
 
 // str returns the string at offset off of the strings table; ok is false if

@@ -420,15 +420,15 @@ func TestWideTables(t *testing.T) {
 	}
 }
 
-// TestIndexLimits checks the edges of the index of a nested file (nest.go):
-// a line table whose first entry starts after the range's VA, and a piece
-// with many line entries; and that a file
-// whose VAs span more than 4 GiB, which the index cannot hold, is read with
-// the walk and gives the same frames.
+// TestIndexLimits checks the edges of the index of a nested file
+// (nestindex.go) on hand-built files: a line table whose first entry
+// starts after its range's VA, a piece with many line entries, ranges 5
+// GiB apart (the gap is left out of the index), and ranges that cover more
+// than 4 GiB, which the index cannot hold and Lookup walks instead.
 func TestIndexLimits(t *testing.T) {
-	build := func(far uint64) []byte {
+	const base = 0x40_0000
+	build := func(far uint64, hLen uint32) []byte {
 		b := newBuilder(makeOptions(nil), 2)
-		base := uint64(0x40_0000)
 		file := b.str("a.go")
 		var lines []lineEntry
 		for k := range uint32(24) {
@@ -439,7 +439,7 @@ func TestIndexLimits(t *testing.T) {
 		idx, n = b.lineTable([]lineEntry{{0, 7}})
 		b.recs.add(record{va: base + 0x20, length: 0x8, depth: 1, fn: b.str("main.g"), file: file, lineIdx: idx, lineCount: n, callFile: file, call: 42})
 		idx, n = b.lineTable([]lineEntry{{0, 9}})
-		b.recs.add(record{va: base + far, length: 0x10, fn: b.str("main.h"), file: file, lineIdx: idx, lineCount: n})
+		b.recs.add(record{va: base + far, length: hLen, fn: b.str("main.h"), file: file, lineIdx: idx, lineCount: n})
 		var buf bytes.Buffer
 		if err := b.writeTo(&buf); err != nil {
 			t.Fatal(err)
@@ -447,38 +447,62 @@ func TestIndexLimits(t *testing.T) {
 		return buf.Bytes()
 	}
 	for _, c := range []struct {
-		far    uint64
-		nested bool
-	}{{0x1000, true}, {5 << 30, false}} {
-		r := newReader(t, build(c.far))
-		if got := r.nodes != nil; got != c.nested {
-			t.Errorf("far %#x: nested index %v, want %v", c.far, got, c.nested)
+		far  uint64
+		hLen uint32
+		segs int // 0: no index, Lookup walks
+	}{{0x1000, 0x10, 1}, {5 << 30, 0x10, 2}, {0x200, 0xffff_ff00, 0}} {
+		r := newReader(t, build(c.far, c.hLen))
+		if (r.nodes != nil) != (c.segs > 0) || len(r.segs) != c.segs {
+			t.Errorf("far %#x: index %v with %d segments, want %d segments", c.far, r.nodes != nil, len(r.segs), c.segs)
 		}
-		base := uint64(0x40_0000)
 		for _, l := range []struct {
 			addr uint64
 			want []Frame
 		}{
+			{base - 1, nil},
 			{base, []Frame{{"main.f", "a.go", 0}}},
 			{base + 0xf, []Frame{{"main.f", "a.go", 0}}},
 			{base + 0x10, []Frame{{"main.f", "a.go", 100}}},
 			{base + 0x1f, []Frame{{"main.f", "a.go", 103}}},
 			{base + 0x20, []Frame{{"main.g", "a.go", 7}, {"main.f", "a.go", 42}}},
 			{base + 0x28, []Frame{{"main.f", "a.go", 106}}},
-			{base + 0x10 + 4*(24-1) - 1, []Frame{{"main.f", "a.go", 100 + 24 - 2}}},
-			{base + 0xff, []Frame{{"main.f", "a.go", 100 + 24 - 1}}},
+			{base + 0x6b, []Frame{{"main.f", "a.go", 122}}},
+			{base + 0xff, []Frame{{"main.f", "a.go", 123}}},
 			{base + 0x100, nil},
-			{base + c.far + 0xf, []Frame{{"main.h", "a.go", 9}}},
-			{base + c.far + 0x10, nil},
+			{base + c.far - 1, nil},
+			{base + c.far, []Frame{{"main.h", "a.go", 9}}},
+			{base + c.far + uint64(c.hLen) - 1, []Frame{{"main.h", "a.go", 9}}},
+			{base + c.far + uint64(c.hLen), nil},
 		} {
 			want := l.want
-			if !c.nested && len(want) == 2 {
+			if c.segs == 0 && len(want) == 2 {
 				// The walk gives each frame its own range's file and line.
 				want = []Frame{want[0], {"main.f", "a.go", 104}}
 			}
 			if got, err := r.Lookup(nil, l.addr); err != nil || !slices.Equal(got, want) {
 				t.Errorf("far %#x: Lookup(%#x) = %v, %v; want %v", c.far, l.addr, got, err, want)
 			}
+		}
+	}
+}
+
+// TestEmptyLineTable checks that a range with no line entries has line 0
+// wherever its line-table index points, as Pyroscope's reader (which reads
+// no lines) takes it, in a file that nests and in one that does not.
+func TestEmptyLineTable(t *testing.T) {
+	for _, depth := range []uint32{0, 1} { // depth 1 at the VA of depth 1: no nesting
+		b := newBuilder(makeOptions(nil), 1)
+		b.recs.add(record{va: 0x1000, length: 0x10, depth: depth, fn: b.str("main.f"), file: b.str("f.go"), lineIdx: 5})
+		var buf bytes.Buffer
+		if err := b.writeTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		r := newReader(t, buf.Bytes())
+		if (r.nodes != nil) != (depth == 0) {
+			t.Errorf("depth %d: index %v", depth, r.nodes != nil)
+		}
+		if got, err := r.Lookup(nil, 0x1008); err != nil || !slices.Equal(got, []Frame{{"main.f", "f.go", 0}}) {
+			t.Errorf("depth %d (index %v): Lookup = %v, %v", depth, r.nodes != nil, got, err)
 		}
 	}
 }

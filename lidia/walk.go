@@ -33,7 +33,7 @@ func (r *Reader) walk(dst []Frame, addr uint64) ([]Frame, error) {
 // search returns the index of the last range whose VA is at most addr, or
 // -1.
 func (r *Reader) search(addr uint64) int {
-	lo, hi := r.vidx.bounds(r.n, addr) // the answer + 1 is in [lo, hi]
+	lo, hi := r.vidx.bounds(addr) // the answer + 1 is in [lo, hi]
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if r.vaAt(m) <= addr {
@@ -49,6 +49,9 @@ func (r *Reader) search(addr uint64) int {
 // entry of its line table with the largest offset at most rel; 0 if none.
 func (r *Reader) line(e *entry, rel uint64) (uint32, bool) {
 	idx, count := e.lineIdx, e.lineCount
+	if count == 0 {
+		return 0, true
+	}
 	if idx > r.nl || count > r.nl-idx {
 		return 0, false
 	}
