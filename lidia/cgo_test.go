@@ -28,9 +28,16 @@ import "C"
 func main() { println(C.gosym_c_global(7)) }
 `
 
-// buildCgo builds cgoProgram with the installed toolchain and a C
-// compiler; it skips the test when there is none.
-func buildCgo(t *testing.T) []byte {
+// farC is C code for cgoProgram placed in a section of its own, which
+// buildCgo with far links 0x70_0000_0000 bytes away from the rest, as
+// some embedded and JIT-style programs lay out their code.
+const farC = `#cgo CFLAGS: -fno-asynchronous-unwind-tables
+__attribute__((section(".fartext"), used, noinline)) int gosym_c_far(int x) { return x + 5; }
+`
+
+// buildCgo builds cgoProgram (with far, farC too) with the installed
+// toolchain and a C compiler; it skips the test when there is none.
+func buildCgo(t *testing.T, far bool) []byte {
 	t.Helper()
 	cc := "gcc"
 	if out, err := exec.Command("go", "env", "CC").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
@@ -40,12 +47,17 @@ func buildCgo(t *testing.T) []byte {
 		t.Skipf("no C compiler (%s) to build a cgo program: %v", cc, err)
 	}
 	dir := t.TempDir()
-	for name, text := range map[string]string{"main.go": cgoProgram, "go.mod": "module cgoprog\n\ngo 1.24\n"} {
+	prog, ldflags := cgoProgram, "-ldflags=-linkmode=external"
+	if far {
+		prog = strings.Replace(prog, "/*\n", "/*\n"+farC, 1)
+		ldflags += " -extldflags=-Wl,--section-start=.fartext=0x7000000000"
+	}
+	for name, text := range map[string]string{"main.go": prog, "go.mod": "module cgoprog\n\ngo 1.24\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("go", "build", "-ldflags=-linkmode=external", "-o", "prog")
+	cmd := exec.Command("go", "build", ldflags, "-o", "prog")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -58,8 +70,9 @@ func buildCgo(t *testing.T) []byte {
 	return data
 }
 
-// TestCFunctions writes cgo binaries linked externally (one built here,
-// and the corpus's cgo-extlink entries where the corpus has them) and
+// TestCFunctions writes cgo binaries linked externally (two built here,
+// one with a C function 448 GiB away from the rest, and the corpus's
+// cgo-extlink entries where the corpus has them) and
 // checks, with debug/elf's symbol table as the oracle, that every PC of a
 // C function (STT_FUNC of .symtab, else .dynsym, with a size, outside the
 // Go functions) gives that function in Lookup and in Pyroscope's reader,
@@ -77,7 +90,8 @@ func TestCFunctions(t *testing.T) {
 			}
 		}
 	}
-	bins["built here"] = buildCgo(t)
+	bins["built here"] = buildCgo(t, false)
+	bins["built here, far"] = buildCgo(t, true)
 	for name, bin := range bins {
 		t.Run(name, func(t *testing.T) {
 			obj, err := object.NewBytes(bin)
@@ -91,8 +105,17 @@ func TestCFunctions(t *testing.T) {
 			data := writeBytes(t, tab)
 			roundTrip(t, tab, data)
 			n := checkCFunctions(t, tab, bin, data)
-			if name == "built here" && n < 2 {
-				t.Errorf("%d C functions checked", n)
+			switch name {
+			case "built here":
+				if n < 2 {
+					t.Errorf("%d C functions checked", n)
+				}
+			case "built here, far":
+				// The gap is left out of the index, which reads the file
+				// as nested (roundTrip checked the frames).
+				if r := newReader(t, data); n < 3 || r.nodes == nil || len(r.segs) < 2 {
+					t.Errorf("%d C functions checked; index %v with %d segments", n, r.nodes != nil, len(r.segs))
+				}
 			}
 		})
 	}
