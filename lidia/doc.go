@@ -110,19 +110,23 @@
 // 32-byte node (its VA, the range that encloses it, its strings' offsets
 // and lengths, its call line), and the address space cut into pieces of one
 // innermost range: 16 bytes per piece (its start, its innermost range, and
-// where that range's line entries for the piece begin and end), about 1.5
-// pieces per range, and a coarse index of the pieces. That is about 56
-// bytes per range (4.8 MB for the file of 5.0 MB written for the go
-// command, plus 0.8 MB of strings). Lookup finds the piece of an address,
-// reads its range's node and a few line entries, and follows enclosing
-// ranges outward, one node each: it does not read the file's VA and range
-// tables, and takes the same time whatever the number of ranges. The index
-// needs VAs within 4 GiB of the first and offsets, counts and call lines
-// of 32 bits. Other files, such as those Pyroscope writes (which hold
-// every Go function twice, once from the symbol table and once from the
-// pclntab, and empty symbols), are read with Pyroscope's backward walk,
-// whose quirks Lookup reproduces: each frame then has its own range's file
-// and line; their index is a coarse one of the VAs (about half a byte per
-// range). A malformed file gets an error wrapping ErrCorrupted, from
-// NewReader or, for a bad reference in a range, from Lookup.
+// where that range's line entries in effect from the piece's start on
+// begin), about 1.5 pieces per range, and a coarse index of the pieces.
+// That is about 56 bytes per range (4.8 MB for the file of 5.0 MB written
+// for the go command, plus 0.8 MB of strings). Lookup finds the piece of an
+// address, reads its range's node and a few line entries, and follows
+// enclosing ranges outward, one node each: it does not read the file's VA
+// and range tables, and takes the same time whatever the number of ranges.
+// The index holds addresses in 32 bits, leaving out the gaps of 16 MiB or
+// more between ranges (such as between a binary's Go code and C code
+// placed far away); a file whose ranges cover more than 4 GiB, or with
+// call lines above 32 bits, a strings table of 4 GiB or 2^31 line entries,
+// is read with the walk below. Other files, such as those Pyroscope writes
+// (which hold every Go function twice, once from the symbol table and once
+// from the pclntab, and empty symbols), are read with Pyroscope's backward
+// walk, whose quirks Lookup reproduces: each frame then has its own
+// range's file and line; their index is a coarse one of the VAs (about
+// half a byte per range). A malformed file gets an error wrapping
+// ErrCorrupted, from NewReader or, for a bad reference in a range, from
+// Lookup.
 package lidia
