@@ -2,9 +2,7 @@ package profiles_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/profiles"
 )
@@ -62,10 +61,6 @@ func TestRuntimeOracle(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("the oracle runs linux/amd64 and linux/386 binaries")
 	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command: %v", err)
-	}
 	releases := strings.Fields(os.Getenv("GOSYM_PPROF_RELEASES"))
 	if len(releases) == 1 && releases[0] == "all" {
 		releases = oracleReleases
@@ -78,10 +73,7 @@ func TestRuntimeOracle(t *testing.T) {
 		rows []*tally
 	)
 	for _, rel := range releases {
-		goroot := hostGoroot(t, goCmd)
-		if rel != "" {
-			goroot = toolchain(t, goCmd, rel)
-		}
+		goroot := objtest.Toolchain(t, rel)
 		version := goVersion(t, goroot)
 		minor := testcorpus.MinorVersion(version)
 		t.Run(version, func(t *testing.T) {
@@ -438,15 +430,6 @@ func agreementTable(rows []*tally) string {
 	return b.String()
 }
 
-// hostGoroot returns the GOROOT of the go command on PATH.
-func hostGoroot(t *testing.T, goCmd string) string {
-	out, err := exec.Command(goCmd, "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // goVersion returns the release of the toolchain at goroot.
 func goVersion(t *testing.T, goroot string) string {
 	data, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
@@ -454,33 +437,6 @@ func goVersion(t *testing.T, goroot string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(strings.SplitN(string(data), "\n", 2)[0])
-}
-
-// toolchain returns the GOROOT of release v, the module
-// golang.org/toolchain from the module cache (downloaded if needed), with
-// the execute bits the go command sets on first use (as
-// internal/corpus does).
-func toolchain(t *testing.T, goCmd, v string) string {
-	mod := "golang.org/toolchain@v0.0.1-" + v + "." + runtime.GOOS + "-" + runtime.GOARCH
-	cmd := exec.Command(goCmd, "mod", "download", "-json", mod)
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GO111MODULE=on", "GOTOOLCHAIN=local", "GOFLAGS=")
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &info); jerr != nil || info.Error != "" || info.Dir == "" {
-		t.Fatalf("go mod download %s: %v %s", mod, err, info.Error)
-	}
-	for _, sub := range []string{"pkg/tool", "bin"} {
-		filepath.WalkDir(filepath.Join(info.Dir, sub), func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				if fi, err := os.Stat(path); err == nil && fi.Mode()&0o111 == 0 {
-					os.Chmod(path, fi.Mode()&0o777|0o111)
-				}
-			}
-			return nil
-		})
-	}
-	return info.Dir
 }
 
 // buildProg builds testdata/prog with the toolchain at goroot, in GOPATH
