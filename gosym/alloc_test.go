@@ -33,7 +33,13 @@ func TestLookupsDoNotAllocate(t *testing.T) {
 		t.Skip("sync.Pool drops items under the race detector")
 	}
 	tab := selfTable(t)
-	pcs := samplePCs(t, tab, 512)
+	checkNoAllocs(t, tab, samplePCs(t, tab, 512))
+}
+
+// checkNoAllocs checks that the lookups at pcs (function, locations,
+// inlined functions, line table) allocate nothing once warm.
+func checkNoAllocs(t *testing.T, tab *Table, pcs []uint64) {
+	t.Helper()
 	locs := make([]Location, 0, 64)
 	inl := make([]InlineFunction, 0, 1024)
 	var lr LinesResult

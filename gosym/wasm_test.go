@@ -263,24 +263,5 @@ func checkWasmAllocs(t *testing.T, tab *Table, rep *testcorpus.Report) {
 			pcs = append(pcs, r.PC)
 		}
 	}
-	locs := make([]Location, 0, 64)
-	var lr LinesResult
-	run := func() {
-		for _, pc := range pcs {
-			f, err := tab.ResolveFunction(pc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if locs, err = tab.ResolveLocations(pc, locs); err != nil {
-				t.Fatal(err)
-			}
-			if lr, err = f.Lines(lr); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	run()
-	if n := testing.AllocsPerRun(5, run); n != 0 {
-		t.Errorf("wasm lookups allocate %v times per run of %d PCs", n, len(pcs))
-	}
+	checkNoAllocs(t, tab, pcs)
 }
