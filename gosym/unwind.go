@@ -24,6 +24,24 @@ type Frame struct {
 	// SP is the frame's stack pointer, as the traceback prints sp=.
 	SP       uint64
 	Function Function
+
+	// exact is set when PC is the instruction itself rather than a
+	// return address: the first frame, and a frame a trap interrupted.
+	exact bool
+}
+
+// LookupPC returns the PC to look the frame up at (in ResolveLocations,
+// LinePCs...): the runtime's symPC. That is the last instruction the frame
+// executed: PC itself in the first frame and in a frame a trap
+// interrupted, and otherwise PC-1, inside the call instruction that PC
+// returns to, whose line and inlined calls are the frame's. A PC at its
+// function's entry (a frame set up without running code, such as
+// runtime.mstart's) is taken as it is.
+func (fr Frame) LookupPC() uint64 {
+	if !fr.exact && fr.PC > fr.Function.Entry() {
+		return fr.PC - 1
+	}
+	return fr.PC
 }
 
 // maxFrames bounds a walk over hostile memory that never reaches the top.
@@ -113,29 +131,182 @@ func (e *UnwindError) Unwrap() error { return e.Err }
 // load bias. The sequence allocates nothing per frame.
 func (t *Table) Unwind(regs Regs, mem io.ReaderAt) iter.Seq2[Frame, error] {
 	return func(yield func(Frame, error) bool) {
-		if t.closed.Load() {
-			yield(Frame{PC: regs.PC, SP: regs.SP}, ErrClosed)
-			return
+		var u unwinder
+		for u.init(t, regs, mem); u.valid(); u.next() {
+			if !yield(u.frame, nil) {
+				return
+			}
 		}
-		goarch := t.goarch()
-		arch, ok := unwindArchOf(goarch)
-		if !ok {
-			yield(Frame{PC: regs.PC, SP: regs.SP}, &UnwindError{PC: regs.PC, SP: regs.SP,
-				Msg: fmt.Sprintf("unwinding %q binaries is not supported", goarch)})
-			return
+		if u.err != nil {
+			yield(u.errFrame, u.err)
 		}
-		u := unwinder{t: t, arch: arch, mem: mem, ptr: uint64(t.hdr.rd.ptrSize)}
-		u.walk(regs, yield)
 	}
 }
 
-// unwinder is the state of one walk.
+// An unwinder walks the physical frames of one stack, innermost first,
+// the way the runtime's unwinder (runtime/traceback.go) does, so that a
+// change there can be followed here by comparing two loops of the same
+// shape. Its caller's loop:
+//
+//	var u unwinder
+//	for u.init(t, regs, mem); u.valid(); u.next() {
+//		// use u.frame
+//	}
+//	if u.err != nil {
+//		// the walk stopped early; u.errFrame is where
+//	}
+//
+// init and next move to a frame and resolve it (its function and frame
+// size); valid reports whether there is one. A walk that ends on damaged
+// data or unreadable memory leaves the reason in err.
 type unwinder struct {
 	t    *Table
 	arch unwindArch
 	mem  io.ReaderAt
-	ptr  uint64
-	buf  [8]byte
+	ptr  uint64 // pointer size
+
+	frame Frame  // the current frame
+	lr    uint64 // the link register while the frame is the innermost one or under a trap; 0 if unknown
+	// spDelta is the current frame's SP delta at its PC.
+	spDelta int32
+	// innermost is set for the first frame, whose PC is the thread's own.
+	innermost bool
+	// last is set when the walk ends after the current frame.
+	last bool
+	n    int // frames so far
+
+	ok       bool    // there is a current frame
+	err      error   // why the walk stopped early, or nil
+	errFrame Frame   // the frame err is about: PC and SP, and the function if found
+	buf      [8]byte // a pointer read from mem
+}
+
+// init starts the walk at regs.
+func (u *unwinder) init(t *Table, regs Regs, mem io.ReaderAt) {
+	*u = unwinder{t: t, mem: mem, ptr: uint64(t.hdr.rd.ptrSize)}
+	u.frame = Frame{PC: regs.PC, SP: regs.SP, exact: true}
+	if t.closed.Load() {
+		u.stop(u.frame, ErrClosed)
+		return
+	}
+	goarch := t.goarch()
+	arch, ok := unwindArchOf(goarch)
+	if !ok {
+		u.fail(fmt.Sprintf("unwinding %q binaries is not supported", goarch), nil)
+		return
+	}
+	u.arch = arch
+	u.lr = regs.LR
+	u.innermost = true
+	u.resolve()
+}
+
+// valid reports whether u is at a frame.
+func (u *unwinder) valid() bool { return u.ok }
+
+// resolve finds the current frame's function and frame size; with no
+// function or no frame size the walk stops with an error.
+func (u *unwinder) resolve() {
+	pc, sp := u.frame.PC, u.frame.SP
+	f, err := u.t.ResolveFunction(pc)
+	if err != nil {
+		u.fail("pc in no function", err)
+		return
+	}
+	u.frame.Function = f
+	if f.field(u.t.layout.pcsp) == 0 {
+		// No frame information (the runtime's rule: an external
+		// function, like race detector support): the walk ends here.
+		u.ok, u.last = true, true
+		return
+	}
+	d, err := f.spDelta(pc)
+	if err != nil {
+		u.stop(u.frame, &UnwindError{PC: pc, SP: sp, Msg: "no frame size", Err: err})
+		return
+	}
+	u.spDelta = d
+	u.ok, u.last = true, u.stopsAt(f)
+}
+
+// next moves to the caller of the current frame.
+func (u *unwinder) next() {
+	if u.last {
+		u.ok = false
+		return
+	}
+	pc, sp, f, d := u.frame.PC, u.frame.SP, u.frame.Function, u.spDelta
+	fp := sp + uint64(int64(d))
+	var ret uint64
+	var err error
+	if u.arch.usesLR {
+		if u.innermost && d > 0 || u.lr == 0 {
+			if ret, err = u.read(sp); err != nil {
+				u.stop(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the saved LR of %s at %#x", f.Name(), sp), Err: err})
+				return
+			}
+		} else {
+			ret = u.lr
+		}
+	} else {
+		fp += u.ptr
+		if ret, err = u.read(fp - u.ptr); err != nil {
+			u.stop(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the return address of %s at %#x", f.Name(), fp-u.ptr), Err: err})
+			return
+		}
+	}
+	if ret == 0 {
+		u.ok = false
+		return
+	}
+	// The stack grows down: a caller's frame is above (an epilogue
+	// that popped more than it pushed, d < 0, excepted). Hostile
+	// memory that loops is cut at maxFrames.
+	if ret == pc && fp == sp || d >= 0 && fp < sp || u.n == maxFrames {
+		u.stop(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("stuck: caller pc %#x sp %#x", ret, fp)})
+		return
+	}
+	u.n++
+	trap := f.Kind() == KindTrap
+	u.frame = Frame{PC: ret, SP: fp, exact: trap}
+	u.lr, u.innermost = 0, false
+	if trap && u.arch.usesLR && !u.crossTrap() {
+		return
+	}
+	u.resolve()
+}
+
+// crossTrap finishes the step to a frame interrupted by a trap on a
+// link-register machine: the signal handler stored the interrupted frame's
+// LR below its SP to fake the call (see unwindArch.trapBump). It reports
+// false if the walk stopped.
+func (u *unwinder) crossTrap() bool {
+	x, err := u.read(u.frame.SP)
+	if err != nil {
+		u.stop(Frame{}, &UnwindError{PC: u.frame.PC, SP: u.frame.SP, Msg: "reading the LR the signal handler saved", Err: err})
+		return false
+	}
+	u.frame.SP += u.arch.trapBump
+	if g, err := u.t.ResolveFunction(u.frame.PC); err != nil {
+		u.frame.PC = x // interrupted outside Go code: the saved LR leads back
+		u.frame.exact = false
+	} else if g.field(u.t.layout.pcsp) != 0 {
+		if d, err := g.spDelta(u.frame.PC); err == nil && d == 0 {
+			u.lr = x
+		}
+	}
+	return true
+}
+
+// fail stops the walk at the current PC and SP, which no frame could be
+// made for.
+func (u *unwinder) fail(msg string, err error) {
+	u.stop(Frame{PC: u.frame.PC, SP: u.frame.SP}, &UnwindError{PC: u.frame.PC, SP: u.frame.SP, Msg: msg, Err: err})
+}
+
+// stop ends the walk with err, reported with fr.
+func (u *unwinder) stop(fr Frame, err error) {
+	u.ok, u.err, u.errFrame = false, err, fr
 }
 
 // read reads the pointer at addr.
@@ -149,83 +320,6 @@ func (u *unwinder) read(addr uint64) (uint64, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	return 0, err
-}
-
-func (u *unwinder) walk(regs Regs, yield func(Frame, error) bool) {
-	pc, sp, lr := regs.PC, regs.SP, regs.LR
-	innermost := true
-	for n := 0; ; n++ {
-		f, err := u.t.ResolveFunction(pc)
-		if err != nil {
-			yield(Frame{PC: pc, SP: sp}, &UnwindError{PC: pc, SP: sp, Msg: "pc in no function", Err: err})
-			return
-		}
-		fr := Frame{PC: pc, SP: sp, Function: f}
-		if f.field(u.t.layout.pcsp) == 0 {
-			// No frame information (the runtime's rule: an external
-			// function, like race detector support): the walk ends.
-			yield(fr, nil)
-			return
-		}
-		d, err := f.spDelta(pc)
-		if err != nil {
-			yield(fr, &UnwindError{PC: pc, SP: sp, Msg: "no frame size", Err: err})
-			return
-		}
-		if !yield(fr, nil) {
-			return
-		}
-		if u.stopsAt(f) {
-			return
-		}
-		fp := sp + uint64(int64(d))
-		var ret uint64
-		if u.arch.usesLR {
-			if innermost && d > 0 || lr == 0 {
-				if ret, err = u.read(sp); err != nil {
-					yield(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the saved LR of %s at %#x", f.Name(), sp), Err: err})
-					return
-				}
-			} else {
-				ret = lr
-			}
-		} else {
-			fp += u.ptr
-			if ret, err = u.read(fp - u.ptr); err != nil {
-				yield(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the return address of %s at %#x", f.Name(), fp-u.ptr), Err: err})
-				return
-			}
-		}
-		if ret == 0 {
-			return
-		}
-		// The stack grows down: a caller's frame is above (an epilogue
-		// that popped more than it pushed, d < 0, excepted). Hostile
-		// memory that loops is cut at maxFrames.
-		if ret == pc && fp == sp || d >= 0 && fp < sp || n == maxFrames {
-			yield(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("stuck: caller pc %#x sp %#x", ret, fp)})
-			return
-		}
-		pc, sp, lr = ret, fp, 0
-		innermost = false
-		if u.arch.usesLR && f.Kind() == KindTrap {
-			// The signal handler stored the interrupted frame's LR
-			// below its SP to fake the call (see unwindArch.trapBump).
-			x, err := u.read(sp)
-			if err != nil {
-				yield(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: "reading the LR the signal handler saved", Err: err})
-				return
-			}
-			sp += u.arch.trapBump
-			if g, err := u.t.ResolveFunction(pc); err != nil {
-				pc = x // interrupted outside Go code: the saved LR leads back
-			} else if g.field(u.t.layout.pcsp) != 0 {
-				if d, err := g.spDelta(pc); err == nil && d == 0 {
-					lr = x
-				}
-			}
-		}
-	}
 }
 
 // stopsAt reports whether the walk ends after f's frame: the runtime's

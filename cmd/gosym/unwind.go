@@ -37,18 +37,12 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(w, " signal %d", th.Signal)
 		}
 		fmt.Fprintln(w)
-		lookupAsIs := true // the thread's PC, and a PC a trap interrupted, are the instruction itself
 		for fr, err := range b.tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP, LR: th.LR}, core) {
 			if err != nil {
 				fmt.Fprintf(w, "\tunwinding stopped: %v\n", err)
 				break
 			}
-			pc := fr.PC
-			if !lookupAsIs && pc > 0 {
-				pc--
-			}
-			lookupAsIs = fr.Function.Kind() == gosym.KindTrap
-			locs, err = fr.Function.ResolveLocations(pc, locs)
+			locs, err = fr.Function.ResolveLocations(fr.LookupPC(), locs)
 			if err != nil || len(locs) == 0 {
 				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", fr.PC, fr.SP, fr.Function.Name(), noPos)
 				continue
