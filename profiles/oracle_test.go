@@ -2,6 +2,7 @@ package profiles_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/hostrun"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/profiles"
@@ -100,7 +102,11 @@ func TestRuntimeOracle(t *testing.T) {
 				run(v.name, func(t *testing.T) (string, string) {
 					bin := buildProg(t, goroot, v, filepath.Join(dir, "prog."+v.name))
 					cpu, heap := bin+".cpu.prof", bin+".heap.prof"
-					runCmd(t, exec.Command(bin, cpu, heap))
+					cmd, err := hostrun.Command(context.Background(), v.goarch, bin, cpu, heap)
+					if err != nil {
+						t.Skip(err) // 386 on a kernel without IA-32 emulation, and no qemu-user
+					}
+					runCmd(t, cmd)
 					return cpu, heap
 				})
 			}

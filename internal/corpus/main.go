@@ -44,6 +44,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gosym-dev/gosym/internal/hostrun"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
@@ -629,7 +630,10 @@ func verify(s spec, bin []byte, e *testcorpus.Entry) error {
 func selfReport(s spec, binPath string, e *testcorpus.Entry) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, "-selfreport")
+	cmd, err := hostrun.Command(ctx, s.GOARCH, binPath, "-selfreport")
+	if err != nil {
+		return nil, err
+	}
 	cmd.Dir = workDir
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	var stderr bytes.Buffer

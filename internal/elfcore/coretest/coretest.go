@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gosym-dev/gosym/internal/hostrun"
 	"github.com/gosym-dev/gosym/internal/oracle"
 )
 
@@ -150,7 +151,13 @@ func runner(tg Target) ([]string, error) {
 	if q == "" {
 		pat, _ := os.ReadFile("/proc/sys/kernel/core_pattern")
 		if !bytes.HasPrefix(pat, []byte("|")) {
-			return nil, nil
+			// The kernel writes the core, if it runs the program
+			// (386 needs IA-32 emulation: else qemu-user runs it).
+			pre, err := hostrun.Prefix(tg.GOARCH)
+			if errors.Is(err, hostrun.ErrUnavailable) {
+				err = fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			return pre, err
 		}
 		// The kernel pipes cores to a program: let qemu-user write it.
 		q = map[string]string{"amd64": "qemu-x86_64", "386": "qemu-i386"}[tg.GOARCH]

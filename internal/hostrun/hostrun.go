@@ -1,0 +1,138 @@
+// Package hostrun runs Linux programs that the tests build for this
+// machine's own architecture, or for 386 on an amd64 machine: natively
+// where the kernel can run them, else under qemu-user.
+//
+// An amd64 Linux kernel runs 386 programs only when it was built with
+// IA-32 emulation, which some virtual machines leave out: there, execve
+// fails with ENOEXEC ("exec format error"). Native probes that once, with
+// a 90-byte 386 program that only exits, and Command falls back to
+// qemu-i386 (Debian's qemu-user, which .ci/run installs).
+package hostrun
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// ErrUnavailable reports a program this machine cannot run: another
+// architecture, or 386 without IA-32 emulation and without qemu-user.
+var ErrUnavailable = errors.New("hostrun: cannot run the program here")
+
+// qemu names the qemu-user program for each GOARCH Command may need it for.
+var qemu = map[string]string{"386": "qemu-i386", "amd64": "qemu-x86_64"}
+
+// Native reports whether this machine runs linux/goarch programs itself.
+func Native(goarch string) bool {
+	if runtime.GOOS != "linux" {
+		return false
+	}
+	if goarch == runtime.GOARCH {
+		return true
+	}
+	if goarch == "386" && runtime.GOARCH == "amd64" {
+		ia32Once.Do(probeIA32)
+		return ia32
+	}
+	return false
+}
+
+// Prefix returns what runs a linux/goarch program here: nothing when the
+// kernel runs it, else the path of the qemu-user program to run it under.
+func Prefix(goarch string) ([]string, error) {
+	if Native(goarch) {
+		return nil, nil
+	}
+	q, ok := qemu[goarch]
+	if !ok || runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		return nil, fmt.Errorf("%w: linux/%s on %s/%s", ErrUnavailable, goarch, runtime.GOOS, runtime.GOARCH)
+	}
+	path, err := exec.LookPath(q)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the kernel does not run linux/%s programs and %s is not installed (apt-get install qemu-user; .ci/run does)", ErrUnavailable, goarch, q)
+	}
+	return []string{path}, nil
+}
+
+// Command returns the command that runs the linux/goarch program path
+// with args here (see Prefix).
+func Command(ctx context.Context, goarch, path string, args ...string) (*exec.Cmd, error) {
+	pre, err := Prefix(goarch)
+	if err != nil {
+		return nil, err
+	}
+	if len(pre) == 0 {
+		return exec.CommandContext(ctx, path, args...), nil
+	}
+	return exec.CommandContext(ctx, pre[0], append(append(pre[1:], path), args...)...), nil
+}
+
+var (
+	ia32Once sync.Once
+	ia32     bool
+)
+
+// probeIA32 runs a 386 program that exits at once: the kernel refuses it
+// with ENOEXEC when it cannot run 386 programs. Any other failure (a
+// temporary directory mounted noexec, say) counts as native, so that
+// running the real program reports it.
+func probeIA32() {
+	ia32 = true
+	dir, err := os.MkdirTemp("", "hostrun")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(dir)
+	exe := filepath.Join(dir, "exit386")
+	if err := os.WriteFile(exe, exit386(), 0o755); err != nil {
+		return
+	}
+	err = exec.Command(exe).Run()
+	ia32 = !errors.Is(err, syscall.ENOEXEC)
+}
+
+// exit386 returns a static ELF32 i386 executable whose one instruction
+// sequence calls exit(0): an ELF header, one PT_LOAD program header
+// mapping the file at 0x8048000, then mov eax,1; xor ebx,ebx; int 0x80.
+func exit386() []byte {
+	const (
+		base   = 0x8048000
+		ehsize = 52
+		phsize = 32
+	)
+	code := []byte{0xb8, 1, 0, 0, 0, 0x31, 0xdb, 0xcd, 0x80}
+	le := binary.LittleEndian
+	b := make([]byte, 0, ehsize+phsize+len(code))
+	b = append(b, 0x7f, 'E', 'L', 'F', 1, 1, 1) // ELFCLASS32, ELFDATA2LSB, EV_CURRENT
+	b = append(b, make([]byte, 16-len(b))...)
+	b = le.AppendUint16(b, 2)                  // e_type: ET_EXEC
+	b = le.AppendUint16(b, 3)                  // e_machine: EM_386
+	b = le.AppendUint32(b, 1)                  // e_version
+	b = le.AppendUint32(b, base+ehsize+phsize) // e_entry
+	b = le.AppendUint32(b, ehsize)             // e_phoff
+	b = le.AppendUint32(b, 0)                  // e_shoff
+	b = le.AppendUint32(b, 0)                  // e_flags
+	b = le.AppendUint16(b, ehsize)             // e_ehsize
+	b = le.AppendUint16(b, phsize)             // e_phentsize
+	b = le.AppendUint16(b, 1)                  // e_phnum
+	b = le.AppendUint16(b, 0)                  // e_shentsize
+	b = le.AppendUint16(b, 0)                  // e_shnum
+	b = le.AppendUint16(b, 0)                  // e_shstrndx
+	size := uint32(ehsize + phsize + len(code))
+	b = le.AppendUint32(b, 1)    // p_type: PT_LOAD
+	b = le.AppendUint32(b, 0)    // p_offset
+	b = le.AppendUint32(b, base) // p_vaddr
+	b = le.AppendUint32(b, base) // p_paddr
+	b = le.AppendUint32(b, size) // p_filesz
+	b = le.AppendUint32(b, size) // p_memsz
+	b = le.AppendUint32(b, 5)    // p_flags: PF_R|PF_X
+	b = le.AppendUint32(b, 0x1000)
+	return append(b, code...)
+}
