@@ -11,7 +11,15 @@ import (
 // Regs is where an unwind starts: the registers of a stopped thread or
 // goroutine. LR is used on link-register architectures (arm, arm64,
 // ppc64, s390x, riscv64, mips, loong64); 0 means unknown.
-type Regs struct{ PC, SP, LR uint64 }
+type Regs struct {
+	PC, SP, LR uint64
+	// Saved marks the context the runtime saved for a goroutine that is
+	// not running (g.sched, or its syscall PC and SP): its PC is the
+	// return address of the call that saved it, so the first frame is
+	// looked up at PC-1 (Frame.LookupPC), as the runtime's traceback
+	// does. Unset, PC is the instruction a stopped thread was at.
+	Saved bool
+}
 
 // Frame is one physical frame found by Unwind.
 type Frame struct {
@@ -26,17 +34,18 @@ type Frame struct {
 	Function Function
 
 	// exact is set when PC is the instruction itself rather than a
-	// return address: the first frame, and a frame a trap interrupted.
+	// return address: the first frame of a thread's registers, and a
+	// frame a trap interrupted.
 	exact bool
 }
 
 // LookupPC returns the PC to look the frame up at (in ResolveLocations,
 // LinePCs...): the runtime's symPC. That is the last instruction the frame
-// executed: PC itself in the first frame and in a frame a trap
-// interrupted, and otherwise PC-1, inside the call instruction that PC
-// returns to, whose line and inlined calls are the frame's. A PC at its
-// function's entry (a frame set up without running code, such as
-// runtime.mstart's) is taken as it is.
+// executed: PC itself in the first frame of a thread's registers and in a
+// frame a trap interrupted, and otherwise PC-1, inside the call
+// instruction that PC returns to, whose line and inlined calls are the
+// frame's. A PC at its function's entry (a frame set up without running
+// code, such as runtime.mstart's) is taken as it is.
 func (fr Frame) LookupPC() uint64 {
 	if !fr.exact && fr.PC > fr.Function.Entry() {
 		return fr.PC - 1
@@ -184,7 +193,7 @@ type unwinder struct {
 // init starts the walk at regs.
 func (u *unwinder) init(t *Table, regs Regs, mem io.ReaderAt) {
 	*u = unwinder{t: t, mem: mem, ptr: uint64(t.hdr.rd.ptrSize)}
-	u.frame = Frame{PC: regs.PC, SP: regs.SP, exact: true}
+	u.frame = Frame{PC: regs.PC, SP: regs.SP, exact: !regs.Saved}
 	if t.closed.Load() {
 		u.stop(u.frame, ErrClosed)
 		return

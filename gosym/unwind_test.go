@@ -154,7 +154,7 @@ func checkCrash(t *testing.T, run *crashRun, tg coretest.Target) {
 	lr := usesLRArch(tg.GOARCH)
 	var signal, parked, parkedLR, frames, outside int
 	for _, g := range coretest.Goroutines(run.output, tg.LR) {
-		regs := Regs{PC: g.PC, SP: g.SP, LR: g.LR}
+		regs := Regs{PC: g.PC, SP: g.SP, LR: g.LR, Saved: !g.Signal}
 		if lr && !g.Signal && len(g.Frames) > 1 {
 			// A parked goroutine whose innermost function has no
 			// frame at its PC (stopped in a prologue) returns to
@@ -280,11 +280,18 @@ func TestUnwindGcore(t *testing.T) {
 // unwindFrames collects Unwind's frames, named as the runtime prints them.
 func unwindFrames(tab *Table, regs Regs, mem *elfcore.File) ([]oracle.TracebackFrame, error) {
 	var out []oracle.TracebackFrame
+	var locs []Location
 	for fr, err := range tab.Unwind(regs, mem) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, oracle.TracebackFrame{Func: oracle.PrintName(fr.Function.Name()), SP: fr.SP, PC: fr.PC})
+		// The runtime prints the physical function's position at the
+		// PC it symbolizes the frame with: LookupPC's.
+		tf := oracle.TracebackFrame{Func: oracle.PrintName(fr.Function.Name()), SP: fr.SP, PC: fr.PC}
+		if locs, err = fr.Function.ResolveLocations(fr.LookupPC(), locs); err == nil && len(locs) > 0 {
+			tf.File, tf.Line = locs[len(locs)-1].File, locs[len(locs)-1].Line
+		}
+		out = append(out, tf)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no frames")
@@ -310,7 +317,8 @@ func sameFrames(got, want []oracle.TracebackFrame) bool {
 		return false
 	}
 	for i := range got {
-		if got[i].PC != want[i].PC || got[i].SP != want[i].SP || got[i].Func != want[i].Func {
+		if got[i].PC != want[i].PC || got[i].SP != want[i].SP || got[i].Func != want[i].Func ||
+			got[i].File != want[i].File || got[i].Line != want[i].Line {
 			return false
 		}
 	}
@@ -320,7 +328,7 @@ func sameFrames(got, want []oracle.TracebackFrame) bool {
 func formatFrames(fs []oracle.TracebackFrame) string {
 	var b strings.Builder
 	for _, f := range fs {
-		fmt.Fprintf(&b, "\t%s pc=%#x sp=%#x\n", f.Func, f.PC, f.SP)
+		fmt.Fprintf(&b, "\t%s pc=%#x sp=%#x %s:%d\n", f.Func, f.PC, f.SP, f.File, f.Line)
 	}
 	return b.String()
 }

@@ -18,6 +18,12 @@ type Goroutine struct {
 type TracebackFrame struct {
 	Func       string // the function line's name, without the arguments
 	FP, SP, PC uint64
+	// File and Line are the position the runtime printed for the frame
+	// (its function's, at the PC it symbolizes the frame with: the PC
+	// itself in the first frame and under a trap, else the call's);
+	// "" and 0 where it printed "?".
+	File string
+	Line uint32
 }
 
 // ParseTraceback returns the goroutines of a traceback text, in order,
@@ -41,7 +47,8 @@ func ParseTraceback(text string) []Goroutine {
 			pc, ok3 := field(line, " pc=")
 			if ok1 && ok2 && ok3 && fn != "" {
 				g := &out[len(out)-1]
-				g.Frames = append(g.Frames, TracebackFrame{Func: fn, FP: fp, SP: sp, PC: pc})
+				file, ln := position(line)
+				g.Frames = append(g.Frames, TracebackFrame{Func: fn, FP: fp, SP: sp, PC: pc, File: file, Line: ln})
 			}
 			fn = ""
 		case line == "":
@@ -56,6 +63,24 @@ func ParseTraceback(text string) []Goroutine {
 		}
 	}
 	return out
+}
+
+// position returns the file and line of a frame's position line,
+// "\tFILE:LINE +0xOFF fp=... sp=... pc=...".
+func position(line string) (string, uint32) {
+	s := strings.TrimPrefix(line, "\t")
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		s = s[:i]
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0
+	}
+	n, err := strconv.ParseUint(s[i+1:], 10, 32)
+	if err != nil || s[:i] == "?" {
+		return "", 0
+	}
+	return s[:i], uint32(n)
 }
 
 // field returns the hexadecimal number after key in line.
