@@ -166,8 +166,8 @@ func BenchmarkLookup(b *testing.B) {
 	tab, data, pcs := lookupSetup(b)
 	b.Run("lidia", func(b *testing.B) {
 		r := newReader(b, data)
-		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
-			dst, _ = r.Lookup(dst, pc)
+		benchLookups(b, pcs, func(pc uint64, dst []gosym.Location) []gosym.Location {
+			dst, _ = r.Lookup(pc, dst)
 			return dst
 		})
 	})
@@ -181,8 +181,8 @@ func BenchmarkLookup(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer r.Close()
-		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
-			dst, _ = r.Lookup(dst, pc)
+		benchLookups(b, pcs, func(pc uint64, dst []gosym.Location) []gosym.Location {
+			dst, _ = r.Lookup(pc, dst)
 			return dst
 		})
 	})
@@ -192,14 +192,14 @@ func BenchmarkLookup(b *testing.B) {
 			b.Fatal(err)
 		}
 		var pf []pyroFrame
-		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
+		benchLookups(b, pcs, func(pc uint64, dst []gosym.Location) []gosym.Location {
 			pf = p.Lookup(pf, pc)
 			return dst
 		})
 	})
 	b.Run("gosym", func(b *testing.B) {
 		var locs []gosym.Location
-		benchLookups(b, pcs, func(pc uint64, dst []Frame) []Frame {
+		benchLookups(b, pcs, func(pc uint64, dst []gosym.Location) []gosym.Location {
 			locs, _ = tab.ResolveLocations(pc, locs)
 			return dst
 		})
@@ -208,8 +208,8 @@ func BenchmarkLookup(b *testing.B) {
 
 // benchLookups runs lookup over pcs, b.N lookups in all, and reports the
 // CPU time per lookup too.
-func benchLookups(b *testing.B, pcs []uint64, lookup func(pc uint64, dst []Frame) []Frame) {
-	dst := make([]Frame, 0, 64)
+func benchLookups(b *testing.B, pcs []uint64, lookup func(pc uint64, dst []gosym.Location) []gosym.Location) {
+	dst := make([]gosym.Location, 0, 64)
 	for _, pc := range pcs {
 		dst = lookup(pc, dst)
 	}
@@ -235,11 +235,11 @@ func BenchmarkLookupVsPyroscope(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dst := make([]Frame, 0, 64)
+	dst := make([]gosym.Location, 0, 64)
 	var pf []pyroFrame
 	ours := func() {
 		for _, pc := range pcs {
-			dst, _ = r.Lookup(dst, pc)
+			dst, _ = r.Lookup(pc, dst)
 		}
 	}
 	theirs := func() {

@@ -162,10 +162,10 @@ func checkCFunctions(t *testing.T, tab *gosym.Table, bin, data []byte) int {
 		}
 	}
 	own, funcs := 0, map[string]bool{}
-	var got []Frame
+	var got []gosym.Location
 	var pf []pyroFrame
 	for pc, want := range names {
-		got, err = r.Lookup(got, pc)
+		got, err = r.Lookup(pc, got)
 		pf = p.Lookup(pf, pc)
 		if err != nil || len(got) != 1 || len(pf) != 1 || got[0].Function != pf[0].FunctionName || got[0].File != "" || got[0].Line != 0 || pf[0].FilePath != "" {
 			t.Fatalf("C pc %#x (%v): Lookup %v, %v; Pyroscope %v", pc, want, got, err, pf)

@@ -46,7 +46,7 @@ func ExampleWrite() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	frames, err := r.Lookup(nil, f.Entry())
+	frames, err := r.Lookup(f.Entry(), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func ExampleReader_Lookup() {
 		}
 	}
 
-	frames, err := r.Lookup(nil, pc)
+	frames, err := r.Lookup(pc, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

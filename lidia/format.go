@@ -63,11 +63,3 @@ var (
 func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupted, fmt.Sprintf(format, args...))
 }
-
-// Frame is one frame of the inline stack at an address: an inlined call or,
-// last, the physical function.
-type Frame struct {
-	Function string // symbol name, verbatim as the binary stores it
-	File     string // source file; "" if unknown
-	Line     uint32 // source line; 0 if unknown
-}

@@ -25,7 +25,7 @@ func FuzzNewReader(f *testing.F) {
 		lookupAll(t, data, addrs)
 		if r, err := NewReader(data, WithCRC(), WithInlines(false), WithLines(false)); err == nil {
 			for _, a := range fileAddrs(r) {
-				r.Lookup(nil, a)
+				r.Lookup(a, nil)
 			}
 		}
 	})

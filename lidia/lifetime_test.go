@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
@@ -47,11 +48,11 @@ func TestCloseDuringLookup(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var dst []Frame
+			var dst []gosym.Location
 			for {
 				for _, pc := range pcs {
 					var err error
-					if dst, err = r.Lookup(dst, pc); err == ErrClosed {
+					if dst, err = r.Lookup(pc, dst); err == ErrClosed {
 						return
 					} else if err != nil {
 						t.Error(err)
@@ -77,9 +78,9 @@ func TestRelease(t *testing.T) {
 		if !mapped {
 			t.Skip("not mapped here")
 		}
-		want := make([]Frame, len(frames))
+		want := make([]gosym.Location, len(frames))
 		for i, f := range frames {
-			want[i] = Frame{strings.Clone(f.Function), strings.Clone(f.File), f.Line}
+			want[i] = gosym.Location{Function: strings.Clone(f.Function), File: strings.Clone(f.File), Line: f.Line}
 		}
 		objtest.WaitUnmapped(t, name)
 		for i, f := range frames {
@@ -92,14 +93,14 @@ func TestRelease(t *testing.T) {
 
 // lookupAndDrop opens name, looks up pcs and closes the Reader if closeIt.
 // It returns the frames and whether the file was mapped.
-func lookupAndDrop(t *testing.T, name string, pcs []uint64, closeIt bool) ([]Frame, bool) {
+func lookupAndDrop(t *testing.T, name string, pcs []uint64, closeIt bool) ([]gosym.Location, bool) {
 	r, err := Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var frames []Frame
+	var frames []gosym.Location
 	for _, pc := range pcs {
-		dst, err := r.Lookup(nil, pc)
+		dst, err := r.Lookup(pc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

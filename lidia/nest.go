@@ -3,6 +3,8 @@ package lidia
 import (
 	"math"
 	"unsafe"
+
+	"github.com/gosym-dev/gosym/gosym"
 )
 
 // Lookup in a file whose ranges nest (the package documentation,
@@ -60,7 +62,7 @@ type segment struct {
 const gapMin = 16 << 20
 
 // lookupNest is Lookup for a file whose ranges nest.
-func (r *Reader) lookupNest(dst []Frame, addr uint64) ([]Frame, error) {
+func (r *Reader) lookupNest(dst []gosym.Location, addr uint64) ([]gosym.Location, error) {
 	k, a := r.piece(addr)
 	if k < 0 || r.pcs[k].inner == noParent {
 		return dst, nil
@@ -91,7 +93,7 @@ func (r *Reader) lookupNest(dst []Frame, addr uint64) ([]Frame, error) {
 	} else if r.o.lines {
 		line = r.lineIn(&p, rel)
 	}
-	dst = append(dst, Frame{fn, file, line})
+	dst = append(dst, gosym.Location{Function: fn, File: file, Line: line})
 	for nd.parent != noParent {
 		outer := &r.nodes[nd.parent]
 		var err error
@@ -105,7 +107,7 @@ func (r *Reader) lookupNest(dst []Frame, addr uint64) ([]Frame, error) {
 
 // outerFrame appends the frame of range outer at the call site recorded in
 // range inner, the range one deeper.
-func (r *Reader) outerFrame(dst []Frame, outer, inner *node) ([]Frame, error) {
+func (r *Reader) outerFrame(dst []gosym.Location, outer, inner *node) ([]gosym.Location, error) {
 	fn, ok1 := r.strOf(outer.fn, outer.fnLen)
 	file, ok2 := r.fileOf(inner.callFile, inner.callFileLen)
 	if !(ok1 && ok2) {
@@ -115,7 +117,7 @@ func (r *Reader) outerFrame(dst []Frame, outer, inner *node) ([]Frame, error) {
 	if !r.o.lines {
 		line = 0
 	}
-	return append(dst, Frame{fn, file, line}), nil
+	return append(dst, gosym.Location{Function: fn, File: file, Line: line}), nil
 }
 
 // lineIn returns the line at offset rel from the VA of piece p's innermost

@@ -2,10 +2,12 @@ package lidia
 
 import (
 	"bytes"
+	"fmt"
 	"hash/crc32"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
 
@@ -149,10 +151,12 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// Lookup appends to dst[:0] the frames at addr, innermost inlined call
+// Lookup appends to buf[:0] the frames at addr, innermost inlined call
 // first and the physical function last, each with its function, file and
-// line. An address that no range covers gives no frame and a nil error.
-// Lookup allocates nothing when dst has room for the frames.
+// line, as gosym's Table.ResolveLocations does (StartLine and Wrapper,
+// which Lidia files do not record, are zero). An address that no range
+// covers gives no frame and an error wrapping gosym.ErrPCNotFound.
+// Lookup allocates nothing when buf has room for the frames.
 //
 // In a file whose ranges nest, as Write makes them, the innermost frame
 // takes its file from its range and its line from the range's line table;
@@ -162,16 +166,25 @@ func (r *Reader) Close() error {
 // (such as Pyroscope's, which hold duplicate symbols) are read with
 // Pyroscope's backward walk, which gives every covering range its own file
 // and line.
-func (r *Reader) Lookup(dst []Frame, addr uint64) ([]Frame, error) {
-	dst = dst[:0]
+func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, error) {
+	buf = buf[:0]
 	if r.closed.Load() {
-		return dst, ErrClosed
+		return buf, ErrClosed
 	}
+	var err error
 	if r.nodes == nil {
-		return r.walk(dst, addr)
+		buf, err = r.walk(buf, addr)
+	} else {
+		buf, err = r.lookupNest(buf, addr)
 	}
-	return r.lookupNest(dst, addr)
+	if err == nil && len(buf) == 0 {
+		err = notFound
+	}
+	return buf, err
 }
+
+// notFound is Lookup's error at an address no range covers.
+var notFound = fmt.Errorf("lidia: %w", gosym.ErrPCNotFound)
 
 func (r *Reader) vaAt(i int) uint64 {
 	if r.vaW == 4 {

@@ -18,11 +18,11 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	tab := selfTable(t)
 	r := newReader(t, writeBytes(t, tab))
 	pcs := samplePCs(t, tab, 2000)
-	dst := make([]Frame, 0, 64)
+	dst := make([]gosym.Location, 0, 64)
 	run := func() {
 		for _, pc := range pcs {
 			var err error
-			if dst, err = r.Lookup(dst, pc); err != nil || len(dst) == 0 {
+			if dst, err = r.Lookup(pc, dst); err != nil || len(dst) == 0 {
 				t.Fatalf("Lookup(%#x) = %v, %v", pc, dst, err)
 			}
 		}
@@ -51,20 +51,20 @@ func TestConcurrentLookup(t *testing.T) {
 	for i, pc := range pcs {
 		want[i], _ = tab.ResolveLocations(pc, nil)
 	}
-	results := make([][]Frame, len(pcs))
+	results := make([][]gosym.Location, len(pcs))
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var dst []Frame
+			var dst []gosym.Location
 			for i := g; i < len(pcs); i += 8 {
 				var err error
-				if dst, err = r.Lookup(dst, pcs[i]); err != nil {
+				if dst, err = r.Lookup(pcs[i], dst); err != nil {
 					t.Error(err)
 					return
 				}
-				results[i] = append([]Frame(nil), dst...)
+				results[i] = append([]gosym.Location(nil), dst...)
 			}
 		}()
 	}
@@ -75,7 +75,7 @@ func TestConcurrentLookup(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := r.Lookup(nil, pcs[0]); err != ErrClosed {
+	if _, err := r.Lookup(pcs[0], nil); err != ErrClosed {
 		t.Errorf("Lookup after Close: %v, want ErrClosed", err)
 	}
 	// The strings outlive the mapping.
@@ -139,7 +139,7 @@ func testOptions(t *testing.T, tab *gosym.Table) {
 			reader{c, "read", newReader(t, full, opts(c)...)})
 	}
 	var all, want []gosym.Location
-	var got []Frame
+	var got []gosym.Location
 	var err error
 	for _, f := range functions(t, tab) {
 		for pc := f.Entry(); pc < f.End(); pc++ {
@@ -157,7 +157,7 @@ func testOptions(t *testing.T, tab *gosym.Table) {
 						want[i].File = ""
 					}
 				}
-				got, err = r.r.Lookup(got, pc)
+				got, err = r.r.Lookup(pc, got)
 				if err != nil || !sameFrames(got, want) {
 					t.Fatalf("%+v %s: pc %#x: %v, %v; want %v", r.config, r.name, pc, got, err, want)
 				}
@@ -256,7 +256,7 @@ func TestCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, a := range addrs {
-				if fr, err := dr.Lookup(nil, a); err != nil && !errors.Is(err, ErrCorrupted) {
+				if fr, err := dr.Lookup(a, nil); err != nil && !errors.Is(err, ErrCorrupted) && !errors.Is(err, gosym.ErrPCNotFound) {
 					t.Fatalf("field %d of range %d: Lookup(%#x) = %v, %v", k, i, a, fr, err)
 				}
 			}
@@ -280,14 +280,14 @@ func lookupAll(t testing.TB, data []byte, addrs []uint64) {
 		}
 		return
 	}
-	var dst []Frame
+	var dst []gosym.Location
 	for _, a := range addrs {
-		if dst, err = r.Lookup(dst, a); err != nil && !errors.Is(err, ErrCorrupted) {
+		if dst, err = r.Lookup(a, dst); err != nil && !errors.Is(err, ErrCorrupted) && !errors.Is(err, gosym.ErrPCNotFound) {
 			t.Fatalf("Lookup(%#x): %v", a, err)
 		}
 	}
 	for _, a := range fileAddrs(r) {
-		if dst, err = r.Lookup(dst, a); err != nil && !errors.Is(err, ErrCorrupted) {
+		if dst, err = r.Lookup(a, dst); err != nil && !errors.Is(err, ErrCorrupted) && !errors.Is(err, gosym.ErrPCNotFound) {
 			t.Fatalf("Lookup(%#x): %v", a, err)
 		}
 	}
@@ -397,19 +397,23 @@ func TestWideTables(t *testing.T) {
 	r := newReader(t, data)
 	for _, c := range []struct {
 		addr uint64
-		want []Frame
+		want []gosym.Location
 	}{
 		{base - 1, nil},
-		{base, []Frame{{"main.big", "big.go", 7}}},
-		{base + 0x12000, []Frame{{"main.big", "big.go", 70000}}},
-		{base + 0x13008, []Frame{{"main.inlined", "big.go", 3}, {"main.big", "big.go", 70001}}},
-		{base + 0x1ffff, []Frame{{"main.big", "big.go", 70000}}},
+		{base, []gosym.Location{{Function: "main.big", File: "big.go", Line: 7}}},
+		{base + 0x12000, []gosym.Location{{Function: "main.big", File: "big.go", Line: 70000}}},
+		{base + 0x13008, []gosym.Location{{Function: "main.inlined", File: "big.go", Line: 3}, {Function: "main.big", File: "big.go", Line: 70001}}},
+		{base + 0x1ffff, []gosym.Location{{Function: "main.big", File: "big.go", Line: 70000}}},
 		{base + 0x20000, nil},
 	} {
-		got, err := r.Lookup(nil, c.addr)
+		got, err := lookup(r, c.addr, nil)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("Lookup(%#x) = %v, %v; want %v", c.addr, got, err, c.want)
 		}
+	}
+	// Past every range: no frame, and the error gosym's lookups give.
+	if got, err := r.Lookup(base+0x20000, nil); len(got) != 0 || !errors.Is(err, gosym.ErrPCNotFound) {
+		t.Errorf("Lookup(%#x) = %v, %v; want gosym.ErrPCNotFound", base+0x20000, got, err)
 	}
 	p, err := openPyro(bytes.NewReader(data), true)
 	if err != nil {
@@ -457,29 +461,29 @@ func TestIndexLimits(t *testing.T) {
 		}
 		for _, l := range []struct {
 			addr uint64
-			want []Frame
+			want []gosym.Location
 		}{
 			{base - 1, nil},
-			{base, []Frame{{"main.f", "a.go", 0}}},
-			{base + 0xf, []Frame{{"main.f", "a.go", 0}}},
-			{base + 0x10, []Frame{{"main.f", "a.go", 100}}},
-			{base + 0x1f, []Frame{{"main.f", "a.go", 103}}},
-			{base + 0x20, []Frame{{"main.g", "a.go", 7}, {"main.f", "a.go", 42}}},
-			{base + 0x28, []Frame{{"main.f", "a.go", 106}}},
-			{base + 0x6b, []Frame{{"main.f", "a.go", 122}}},
-			{base + 0xff, []Frame{{"main.f", "a.go", 123}}},
+			{base, []gosym.Location{{Function: "main.f", File: "a.go", Line: 0}}},
+			{base + 0xf, []gosym.Location{{Function: "main.f", File: "a.go", Line: 0}}},
+			{base + 0x10, []gosym.Location{{Function: "main.f", File: "a.go", Line: 100}}},
+			{base + 0x1f, []gosym.Location{{Function: "main.f", File: "a.go", Line: 103}}},
+			{base + 0x20, []gosym.Location{{Function: "main.g", File: "a.go", Line: 7}, {Function: "main.f", File: "a.go", Line: 42}}},
+			{base + 0x28, []gosym.Location{{Function: "main.f", File: "a.go", Line: 106}}},
+			{base + 0x6b, []gosym.Location{{Function: "main.f", File: "a.go", Line: 122}}},
+			{base + 0xff, []gosym.Location{{Function: "main.f", File: "a.go", Line: 123}}},
 			{base + 0x100, nil},
 			{base + c.far - 1, nil},
-			{base + c.far, []Frame{{"main.h", "a.go", 9}}},
-			{base + c.far + uint64(c.hLen) - 1, []Frame{{"main.h", "a.go", 9}}},
+			{base + c.far, []gosym.Location{{Function: "main.h", File: "a.go", Line: 9}}},
+			{base + c.far + uint64(c.hLen) - 1, []gosym.Location{{Function: "main.h", File: "a.go", Line: 9}}},
 			{base + c.far + uint64(c.hLen), nil},
 		} {
 			want := l.want
 			if c.segs == 0 && len(want) == 2 {
 				// The walk gives each frame its own range's file and line.
-				want = []Frame{want[0], {"main.f", "a.go", 104}}
+				want = []gosym.Location{want[0], {Function: "main.f", File: "a.go", Line: 104}}
 			}
-			if got, err := r.Lookup(nil, l.addr); err != nil || !slices.Equal(got, want) {
+			if got, err := lookup(r, l.addr, nil); err != nil || !slices.Equal(got, want) {
 				t.Errorf("far %#x: Lookup(%#x) = %v, %v; want %v", c.far, l.addr, got, err, want)
 			}
 		}
@@ -501,7 +505,7 @@ func TestEmptyLineTable(t *testing.T) {
 		if (r.nodes != nil) != (depth == 0) {
 			t.Errorf("depth %d: index %v", depth, r.nodes != nil)
 		}
-		if got, err := r.Lookup(nil, 0x1008); err != nil || !slices.Equal(got, []Frame{{"main.f", "f.go", 0}}) {
+		if got, err := r.Lookup(0x1008, nil); err != nil || !slices.Equal(got, []gosym.Location{{Function: "main.f", File: "f.go", Line: 0}}) {
 			t.Errorf("depth %d (index %v): Lookup = %v, %v", depth, r.nodes != nil, got, err)
 		}
 	}

@@ -27,7 +27,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	}
 	checkLayout(t, tab, data)
 	var locs []gosym.Location
-	var got []Frame
+	var got []gosym.Location
 	var pf []pyroFrame
 	bad, badPyro := 0, 0
 	var walks [maxWalk + 2]int // walks[n]: PCs where Pyroscope's walk reads n ranges (the last: more)
@@ -37,7 +37,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 			if locs, err = f.ResolveLocations(pc, locs); err != nil {
 				t.Fatalf("%s pc %#x: %v", f.Name(), pc, err)
 			}
-			if got, err = r.Lookup(got, pc); err != nil {
+			if got, err = r.Lookup(pc, got); err != nil {
 				t.Fatalf("pc %#x: Lookup: %v", pc, err)
 			}
 			pcs++
@@ -71,7 +71,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	t.Logf("Pyroscope's walk: %s", walkSummary(walks[:]))
 	for _, pc := range []uint64{0, fns[0].Entry() - 1, fns[len(fns)-1].End(), ^uint64(0)} {
 		// Nothing, or a C function (TestCFunctions checks those).
-		got, err = r.Lookup(got, pc)
+		got, err = lookup(r, pc, got)
 		if err != nil || len(got) > 1 || len(got) == 1 && (pc == 0 || pc == ^uint64(0) || got[0].File != "" || got[0].Line != 0) {
 			t.Errorf("Lookup(%#x) outside the functions = %v, %v", pc, got, err)
 		}
@@ -79,12 +79,12 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	return pcs, frames
 }
 
-func sameFrames(got []Frame, want []gosym.Location) bool {
+func sameFrames(got []gosym.Location, want []gosym.Location) bool {
 	if len(got) != len(want) {
 		return false
 	}
 	for i, l := range want {
-		if got[i] != (Frame{l.Function, l.File, l.Line}) {
+		if got[i] != (gosym.Location{Function: l.Function, File: l.File, Line: l.Line}) {
 			return false
 		}
 	}
@@ -229,5 +229,3 @@ func TestRoundTripCorpus(t *testing.T) {
 		})
 	}
 }
-
-func (f Frame) String() string { return fmt.Sprintf("%s %s:%d", f.Function, f.File, f.Line) }

@@ -1,5 +1,7 @@
 package lidia
 
+import "github.com/gosym-dev/gosym/gosym"
+
 // Reading a file whose ranges do not nest, such as Pyroscope's own (the
 // package documentation, "Reading"): Pyroscope's backward walk over the
 // file's tables.
@@ -7,7 +9,7 @@ package lidia
 // walk is Pyroscope's lookup: from the last range at or before addr,
 // backward, every range that covers addr is a frame, with its own file and
 // line, up to the first range of depth 0.
-func (r *Reader) walk(dst []Frame, addr uint64) ([]Frame, error) {
+func (r *Reader) walk(dst []gosym.Location, addr uint64) ([]gosym.Location, error) {
 	for i := r.search(addr); i >= 0; i-- {
 		e := r.entry(i)
 		va := r.vaAt(i)
@@ -21,7 +23,7 @@ func (r *Reader) walk(dst []Frame, addr uint64) ([]Frame, error) {
 			if !r.o.lines {
 				line = 0
 			}
-			dst = append(dst, Frame{fn, file, line})
+			dst = append(dst, gosym.Location{Function: fn, File: file, Line: line})
 		}
 		if e.depth == 0 {
 			break

@@ -50,11 +50,11 @@ func TestLidia(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			var frames []lidia.Frame
+			var frames []gosym.Location
 			var locs []gosym.Location
 			checked := 0
 			for _, pc := range addrs {
-				frames, err = r.Lookup(frames, pc)
+				frames, err = r.Lookup(pc, frames)
 				if err != nil {
 					t.Fatalf("Lookup(%#x): %v", pc, err)
 				}
@@ -65,9 +65,9 @@ func TestLidia(t *testing.T) {
 				if !c.inlines && len(locs) > 0 {
 					locs = locs[len(locs)-1:]
 				}
-				var want []lidia.Frame
+				var want []gosym.Location
 				for _, l := range locs {
-					f := lidia.Frame{Function: l.Function, File: l.File, Line: l.Line}
+					f := gosym.Location{Function: l.Function, File: l.File, Line: l.Line}
 					if !c.files {
 						f.File = ""
 					}
