@@ -42,7 +42,7 @@ func checkNoAllocs(t *testing.T, tab *Table, pcs []uint64) {
 	t.Helper()
 	locs := make([]Location, 0, 64)
 	inl := make([]InlineFunction, 0, 1024)
-	var lr LinesResult
+	var lr []FunctionLine
 	run := func() {
 		for _, pc := range pcs {
 			f, err := tab.ResolveFunction(pc)

@@ -349,7 +349,7 @@ func BenchmarkLines(b *testing.B) {
 	for _, name := range benchNames {
 		b.Run("bin="+name+"/impl=gosym", func(b *testing.B) {
 			s := loadBenchSet(b, name)
-			var lr LinesResult
+			var lr []FunctionLine
 			for _, f := range s.fns {
 				lr, _ = f.Lines(lr)
 			}
@@ -524,7 +524,7 @@ func BenchmarkLinePCs(b *testing.B) {
 		b.Run("bin="+name+"/impl=scan", func(b *testing.B) {
 			s := loadBenchSet(b, name)
 			files, lines := linePCQueries(b, s, 1000)
-			var lr LinesResult
+			var lr []FunctionLine
 			var pcs []uint64
 			c := startCPU(b)
 			i := 0
@@ -532,7 +532,7 @@ func BenchmarkLinePCs(b *testing.B) {
 				pcs = pcs[:0]
 				for _, f := range s.fns {
 					lr, _ = f.Lines(lr)
-					for _, l := range lr.FunctionLines {
+					for _, l := range lr {
 						if l.Line == lines[i] && l.File == files[i] {
 							pcs = append(pcs, l.PCLo)
 						}

@@ -103,7 +103,7 @@ func TestUseAfterClose(t *testing.T) {
 	}
 	_, err = f.ResolveLocations(pc, nil)
 	closed("Function.ResolveLocations", err)
-	_, err = f.Lines(LinesResult{})
+	_, err = f.Lines(nil)
 	closed("Lines", err)
 	_, err = f.InlinedCalls(nil)
 	closed("InlinedCalls", err)

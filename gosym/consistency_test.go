@@ -7,11 +7,13 @@ import (
 
 // TestLinesAgreeWithResolve checks that Lines partitions every function
 // into ranges whose innermost frame is what ResolveLocations reports at
-// each PC, and that ParentPC resolves to the outer frames.
+// each PC, and that the ParentPC of its innermost inlined call resolves to
+// the outer frames.
 func TestLinesAgreeWithResolve(t *testing.T) {
 	tab := selfTable(t)
-	var lr LinesResult
+	var lr []FunctionLine
 	var locs, outer []Location
+	var calls []InlinedCall
 	inlined := 0
 	for f, err := range tab.Functions() {
 		if err != nil {
@@ -21,7 +23,10 @@ func TestLinesAgreeWithResolve(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Lines: %v", f.Name(), err)
 		}
-		fl := lr.FunctionLines
+		fl := lr
+		if calls, err = f.InlinedCalls(calls); err != nil {
+			t.Fatalf("%s: InlinedCalls: %v", f.Name(), err)
+		}
 		if f.Entry() == f.End() {
 			// An empty function: another symbol at the same address
 			// (the C++ of the race runtime folds identical code).
@@ -43,20 +48,24 @@ func TestLinesAgreeWithResolve(t *testing.T) {
 					t.Fatal(err)
 				}
 				in := locs[0]
-				if in.Function != r.Name || in.File != r.File || in.Line != r.Line {
+				if in.Function != r.Function || in.File != r.File || in.Line != r.Line {
 					t.Fatalf("%s pc %#x: Lines says %s %s:%d, ResolveLocations %s %s:%d",
-						f.Name(), pc, r.Name, r.File, r.Line, in.Function, in.File, in.Line)
+						f.Name(), pc, r.Function, r.File, r.Line, in.Function, in.File, in.Line)
 				}
-				if (r.ParentPC != 0) != (len(locs) > 1) {
-					t.Fatalf("%s pc %#x: ParentPC %#x with %d frames", f.Name(), pc, r.ParentPC, len(locs))
+				if (r.Call >= 0) != (len(locs) > 1) {
+					t.Fatalf("%s pc %#x: Call %d with %d frames", f.Name(), pc, r.Call, len(locs))
 				}
-				if r.ParentPC == 0 {
+				if r.Call < 0 {
 					continue
 				}
+				parentPC := calls[r.Call].ParentPC
+				if parentPC == 0 {
+					continue // Go 1.9–1.11 records
+				}
 				inlined++
-				outer, err = f.ResolveLocations(r.ParentPC, outer)
+				outer, err = f.ResolveLocations(parentPC, outer)
 				if err != nil || !slices.Equal(outer, locs[1:]) {
-					t.Fatalf("%s pc %#x: frames at ParentPC %#x = %v, want %v", f.Name(), pc, r.ParentPC, outer, locs[1:])
+					t.Fatalf("%s pc %#x: frames at ParentPC %#x = %v, want %v", f.Name(), pc, parentPC, outer, locs[1:])
 				}
 			}
 		}

@@ -72,7 +72,7 @@ func exercise(t testing.TB, tab *Table, pcs []uint64) {
 	}
 	var locs []Location
 	var inl []InlineFunction
-	var lr LinesResult
+	var lr []FunctionLine
 	for _, pc := range pcs {
 		var err error
 		locs, err = tab.ResolveLocations(pc, locs)
@@ -147,7 +147,7 @@ func TestCorruptPclntab(t *testing.T) {
 // lookups failed. Its buffers are reused, as a caller's would be.
 func lookupPass(tab *Table) (lookups, failed int) {
 	var locs []Location
-	var lines LinesResult
+	var lines []FunctionLine
 	var calls []InlinedCall
 	var inl []InlineFunction
 	for f, err := range tab.Functions() {

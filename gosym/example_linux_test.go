@@ -72,18 +72,14 @@ func ExampleTable_Unwind() {
 	}
 	defer mem.Close()
 	var locs []gosym.Location
-	asIs := true
 	for fr, err := range tab.Unwind(regs, mem) {
 		if err != nil {
 			log.Print(err)
 			break
 		}
-		pc := fr.PC
-		if !asIs {
-			pc--
-		}
-		asIs = fr.Function.Kind() == gosym.KindTrap
-		locs, _ = fr.Function.ResolveLocations(pc, locs)
+		// LookupPC is PC for the first frame and under a trap, else
+		// the call instruction's PC, PC-1.
+		locs, _ = fr.Func.ResolveLocations(fr.LookupPC(), locs)
 		for _, l := range locs {
 			fmt.Printf("%#x sp=%#x %s %s:%d\n", fr.PC, fr.SP, l.Function, l.File, l.Line)
 		}

@@ -64,7 +64,7 @@ func ExampleTable_LinePCs() {
 	}
 	var where []string
 	for _, l := range lines {
-		where = append(where, strings.TrimPrefix(l.Name, self)+" in "+strings.TrimPrefix(l.Function.Name(), self))
+		where = append(where, strings.TrimPrefix(l.Function, self)+" in "+strings.TrimPrefix(l.Func.Name(), self))
 	}
 	slices.Sort(where)
 	fmt.Println(strings.Join(where, "\n"))

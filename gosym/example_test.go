@@ -103,16 +103,20 @@ func ExampleFunction_Lines() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	lines, err := f.Lines(gosym.LinesResult{})
+	lines, err := f.Lines(nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, l := range lines.FunctionLines {
-		// The ranges of the inlined calls of bump carry the PC of
-		// their call site in bumpTwice.
-		if l.ParentPC != 0 {
-			outer, _ := f.ResolveLocations(l.ParentPC, nil)
-			fmt.Println(l.Name, l.Line, "called at line", outer[0].Line)
+	calls, err := f.InlinedCalls(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, l := range lines {
+		// The ranges of the inlined calls of bump name their call in
+		// bumpTwice's inline tree, which holds the call site.
+		if l.Call >= 0 {
+			c := calls[l.Call]
+			fmt.Println(l.Function, l.Line, "called at line", c.CallLine)
 		}
 	}
 	// Output:
@@ -145,11 +149,11 @@ func ExampleTable_ResolveLocations_inlined() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	lines, err := f.Lines(gosym.LinesResult{})
+	lines, err := f.Lines(nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, l := range lines.FunctionLines {
+	for _, l := range lines {
 		locs, err := tab.ResolveLocations(l.PCLo, nil)
 		if err != nil {
 			log.Fatal(err)

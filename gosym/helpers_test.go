@@ -68,7 +68,7 @@ func TestInfo(t *testing.T) {
 type treeFrames struct {
 	f     Function
 	calls []InlinedCall
-	lines LinesResult
+	lines []FunctionLine
 }
 
 // at appends to dst[:0] the frames at pc, innermost first.
@@ -87,7 +87,7 @@ func (s *treeFrames) at(tab *Table, pc uint64, dst []Location) ([]Location, erro
 			return dst, err
 		}
 	}
-	ranges := s.lines.FunctionLines
+	ranges := s.lines
 	i := sort.Search(len(ranges), func(i int) bool { return ranges[i].PCHi > pc })
 	if i == len(ranges) || ranges[i].PCLo > pc {
 		return dst, fmt.Errorf("pc %#x: in no range of Lines", pc)

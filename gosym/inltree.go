@@ -27,6 +27,11 @@ type InlinedCall struct {
 	// (or of the physical function).
 	CallFile string
 	CallLine uint32
+	// ParentPC is a PC in the code of the parent (or of the physical
+	// function) whose position is the call site: ResolveLocations there
+	// gives the outer frames. 0 for Go 1.9–1.11, whose records store the
+	// call site itself.
+	ParentPC uint64
 	// Wrapper reports a call to a compiler-generated wrapper, a frame
 	// that runtime tracebacks hide (see Function.Wrapper).
 	Wrapper bool
@@ -181,7 +186,8 @@ func (f Function) InlinedCalls(buf []InlinedCall) ([]InlinedCall, error) {
 			call.Parent = int(c.parent)
 			call.CallFile, call.CallLine = f.t.globalFile(c.file), uint32(max(c.line, 0))
 		} else {
-			s.sites = append(s.sites, callSite{f.entry + uint64(c.parentPC), ix})
+			call.ParentPC = f.entry + uint64(c.parentPC)
+			s.sites = append(s.sites, callSite{call.ParentPC, ix})
 		}
 		buf = append(buf, call)
 	}

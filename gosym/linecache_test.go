@@ -15,9 +15,9 @@ import (
 // cachePCs returns PCs of f that exercise its line cache: the entry, the
 // last PC, the first and last PC of every range Lines reports, and a few
 // random ones.
-func cachePCs(f Function, lr LinesResult, r *rand.Rand, pcs []uint64) []uint64 {
+func cachePCs(f Function, lr []FunctionLine, r *rand.Rand, pcs []uint64) []uint64 {
 	pcs = append(pcs[:0], f.Entry(), f.End()-1)
-	for _, l := range lr.FunctionLines {
+	for _, l := range lr {
 		pcs = append(pcs, l.PCLo, l.PCHi-1)
 	}
 	for range 4 {
@@ -31,7 +31,7 @@ func cachePCs(f Function, lr LinesResult, r *rand.Rand, pcs []uint64) []uint64 {
 func compareCache(t *testing.T, cached, direct *Table) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(3, 4))
-	var lr LinesResult
+	var lr []FunctionLine
 	var pcs []uint64
 	var a, b []Location
 	checked := 0

@@ -11,8 +11,8 @@ import (
 // LinePC is one place to stop at a source line.
 type LinePC struct {
 	PC       uint64   // the first PC of a run of instructions attributed to the line
-	Function Function // the physical function holding PC
-	Name     string   // the function the line belongs to: an inlinee, or Function itself
+	Func     Function // the physical function holding PC
+	Function string   // the function the line belongs to: an inlinee, or Func itself
 }
 
 // Files yields every source file name the table records, once each, in
@@ -100,7 +100,7 @@ func (t *Table) LinePCs(file string, line uint32, buf []LinePC) ([]LinePC, error
 					return buf[:0], err
 				}
 			}
-			buf = append(buf, LinePC{PC: e.pc, Function: f, Name: name})
+			buf = append(buf, LinePC{PC: e.pc, Func: f, Function: name})
 		}
 		if start > 0 && len(buf) > start {
 			sorted = false
@@ -182,7 +182,7 @@ func (t *Table) lineIndex() (*lineIndex, error) {
 func (t *Table) buildLineIndex(x *lineIndex) error {
 	ids := map[string]uint32{}
 	x.byBase = map[string][]uint32{}
-	var lines LinesResult
+	var lines []FunctionLine
 	var copies []lineEntry
 	for f, err := range t.Functions() {
 		if err != nil {
@@ -192,7 +192,7 @@ func (t *Table) buildLineIndex(x *lineIndex) error {
 			return err
 		}
 		copies = copies[:0]
-		for _, l := range lines.FunctionLines {
+		for _, l := range lines {
 			if l.File == "" || l.Line == 0 {
 				continue
 			}

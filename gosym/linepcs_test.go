@@ -112,11 +112,11 @@ func (c *copies) at(pc uint64) (copyKey, bool) {
 	}
 	ls, ok := c.lines[f.Entry()]
 	if !ok {
-		r, err := f.Lines(LinesResult{})
+		r, err := f.Lines(nil)
 		if err != nil {
 			return copyKey{}, false
 		}
-		ls = r.FunctionLines
+		ls = r
 		c.lines[f.Entry()] = ls
 	}
 	for _, l := range ls {
@@ -191,7 +191,7 @@ func compareLinePCs(t *testing.T, tab *Table, d *oracle.DWARF) linePCStats {
 func pcsOf(l []LinePC) []string {
 	var out []string
 	for _, p := range l {
-		out = append(out, fmt.Sprintf("%#x %s", p.PC, p.Name))
+		out = append(out, fmt.Sprintf("%#x %s", p.PC, p.Function))
 	}
 	return out
 }

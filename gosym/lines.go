@@ -2,29 +2,16 @@ package gosym
 
 import "math"
 
-// LinesResult holds the result of Function.Lines. Pass the previous result
-// back in to reuse its memory.
-type LinesResult struct {
-	// FunctionLines are the ranges in address order, covering
-	// [Entry, End) without gaps.
-	FunctionLines []FunctionLine
-}
-
 // FunctionLine is a PC range of constant function, file, line and
 // innermost inlined call.
 type FunctionLine struct {
 	PCLo, PCHi uint64 // [PCLo, PCHi)
-	Name       string // the function whose code this is: an inlinee or the physical function
+	Function   string // the function whose code this is: an inlinee or the physical function
 	File       string // "" if unknown (as in alignment padding)
 	Line       uint32 // 0 if unknown
-	// ParentPC is, for an inlinee's range, a PC whose location is the
-	// call site (resolve it for the outer frames); 0 for the physical
-	// function's own code, and for Go 1.9–1.11, whose inline records store
-	// the call site instead of a PC (InlinedCalls has it for every
-	// release).
-	ParentPC uint64
 	// Call is the index, in the function's InlinedCalls, of the innermost
-	// inlined call at these PCs; -1 for the function's own code.
+	// inlined call at these PCs; -1 for the function's own code. That
+	// InlinedCall holds the call site (CallFile, CallLine, ParentPC).
 	Call int
 }
 
@@ -46,20 +33,20 @@ func (f Function) rangeIter(off uint32) rangeIter {
 	return rangeIter{newPCIter(f.t.hdr.pctab, off, f.entry, f.t.hdr.quantum)}
 }
 
-// Lines decodes f into PC ranges of constant (function, file, line), where
-// the function is the innermost inlined call at those PCs or f itself.
-// buf's memory is reused.
-func (f Function) Lines(buf LinesResult) (LinesResult, error) {
-	out := buf.FunctionLines[:0]
+// Lines appends to buf[:0] f's PC ranges of constant (function, file,
+// line), in address order, covering [Entry, End) without gaps, where the
+// function is the innermost inlined call at those PCs or f itself.
+func (f Function) Lines(buf []FunctionLine) ([]FunctionLine, error) {
+	out := buf[:0]
 	if f.t == nil {
-		return LinesResult{out}, ErrPCNotFound
+		return out, ErrPCNotFound
 	}
 	if f.t.closed.Load() {
-		return LinesResult{out}, ErrClosed
+		return out, ErrClosed
 	}
 	tree, hasTree, err := f.inlineTree()
 	if err != nil {
-		return LinesResult{out}, err
+		return out, err
 	}
 	l := &f.t.layout
 	files, lines := f.rangeIter(f.field(l.pcfile)), f.rangeIter(f.field(l.pcln))
@@ -74,16 +61,13 @@ func (f Function) Lines(buf LinesResult) (LinesResult, error) {
 	for pc := f.entry; pc < end; {
 		fno, line, ix := files.at(pc), lines.at(pc), inl.at(pc)
 		next := min(files.hi, lines.hi, inl.hi, end)
-		fl := FunctionLine{PCLo: pc, PCHi: next, Name: name, File: f.fileName(fno), Line: uint32(max(line, 0)), Call: -1}
+		fl := FunctionLine{PCLo: pc, PCHi: next, Function: name, File: f.fileName(fno), Line: uint32(max(line, 0)), Call: -1}
 		if ix >= 0 {
 			c, ok := f.record(tree, ix)
 			if !ok {
-				return LinesResult{out[:0]}, f.formatError(errBadRecord)
+				return out[:0], f.formatError(errBadRecord)
 			}
-			fl.Name, fl.Call = f.callName(c), int(ix)
-			if l.inlKind != inl19 {
-				fl.ParentPC = f.entry + uint64(c.parentPC)
-			}
+			fl.Function, fl.Call = f.callName(c), int(ix)
 		}
 		if n := len(out); n > 0 && out[n-1].sameSource(fl) {
 			out[n-1].PCHi = next
@@ -92,9 +76,9 @@ func (f Function) Lines(buf LinesResult) (LinesResult, error) {
 		}
 		pc = next
 	}
-	return LinesResult{out}, nil
+	return out, nil
 }
 
 func (a FunctionLine) sameSource(b FunctionLine) bool {
-	return a.Name == b.Name && a.File == b.File && a.Line == b.Line && a.ParentPC == b.ParentPC && a.Call == b.Call
+	return a.Function == b.Function && a.File == b.File && a.Line == b.Line && a.Call == b.Call
 }

@@ -16,13 +16,13 @@ type Regs struct {
 	// Saved marks the context the runtime saved for a goroutine that is
 	// not running (g.sched, or its syscall PC and SP): its PC is the
 	// return address of the call that saved it, so the first frame is
-	// looked up at PC-1 (Frame.LookupPC), as the runtime's traceback
+	// looked up at PC-1 (StackFrame.LookupPC), as the runtime's traceback
 	// does. Unset, PC is the instruction a stopped thread was at.
 	Saved bool
 }
 
-// Frame is one physical frame found by Unwind.
-type Frame struct {
+// StackFrame is one physical frame found by Unwind.
+type StackFrame struct {
 	// PC is the frame's PC as the runtime's traceback prints pc=: the
 	// thread's PC for the first frame, a return address for the others,
 	// except the frame under a KindTrap function, whose PC is the
@@ -30,8 +30,8 @@ type Frame struct {
 	// (see the package documentation, "Addresses").
 	PC uint64
 	// SP is the frame's stack pointer, as the traceback prints sp=.
-	SP       uint64
-	Function Function
+	SP   uint64
+	Func Function // the function whose frame this is
 
 	// exact is set when PC is the instruction itself rather than a
 	// return address: the first frame of a thread's registers, and a
@@ -46,8 +46,8 @@ type Frame struct {
 // instruction that PC returns to, whose line and inlined calls are the
 // frame's. A PC at its function's entry (a frame set up without running
 // code, such as runtime.mstart's) is taken as it is.
-func (fr Frame) LookupPC() uint64 {
-	if !fr.exact && fr.PC > fr.Function.Entry() {
+func (fr StackFrame) LookupPC() uint64 {
+	if !fr.exact && fr.PC > fr.Func.Entry() {
 		return fr.PC - 1
 	}
 	return fr.PC
@@ -138,8 +138,8 @@ func (e *UnwindError) Unwrap() error { return e.Err }
 // Addresses are link-time addresses: for a position-independent
 // executable loaded elsewhere, mem and regs must be translated by the
 // load bias. The sequence allocates nothing per frame.
-func (t *Table) Unwind(regs Regs, mem io.ReaderAt) iter.Seq2[Frame, error] {
-	return func(yield func(Frame, error) bool) {
+func (t *Table) Unwind(regs Regs, mem io.ReaderAt) iter.Seq2[StackFrame, error] {
+	return func(yield func(StackFrame, error) bool) {
 		var u unwinder
 		for u.init(t, regs, mem); u.valid(); u.next() {
 			if !yield(u.frame, nil) {
@@ -174,8 +174,8 @@ type unwinder struct {
 	mem  io.ReaderAt
 	ptr  uint64 // pointer size
 
-	frame Frame  // the current frame
-	lr    uint64 // the link register while the frame is the innermost one or under a trap; 0 if unknown
+	frame StackFrame // the current frame
+	lr    uint64     // the link register while the frame is the innermost one or under a trap; 0 if unknown
 	// spDelta is the current frame's SP delta at its PC.
 	spDelta int32
 	// innermost is set for the first frame, whose PC is the thread's own.
@@ -184,16 +184,16 @@ type unwinder struct {
 	last bool
 	n    int // frames so far
 
-	ok       bool    // there is a current frame
-	err      error   // why the walk stopped early, or nil
-	errFrame Frame   // the frame err is about: PC and SP, and the function if found
-	buf      [8]byte // a pointer read from mem
+	ok       bool       // there is a current frame
+	err      error      // why the walk stopped early, or nil
+	errFrame StackFrame // the frame err is about: PC and SP, and the function if found
+	buf      [8]byte    // a pointer read from mem
 }
 
 // init starts the walk at regs.
 func (u *unwinder) init(t *Table, regs Regs, mem io.ReaderAt) {
 	*u = unwinder{t: t, mem: mem, ptr: uint64(t.hdr.rd.ptrSize)}
-	u.frame = Frame{PC: regs.PC, SP: regs.SP, exact: !regs.Saved}
+	u.frame = StackFrame{PC: regs.PC, SP: regs.SP, exact: !regs.Saved}
 	if t.closed.Load() {
 		u.stop(u.frame, ErrClosed)
 		return
@@ -222,7 +222,7 @@ func (u *unwinder) resolve() {
 		u.fail("pc in no function", err)
 		return
 	}
-	u.frame.Function = f
+	u.frame.Func = f
 	if f.field(u.t.layout.pcsp) == 0 {
 		// No frame information (the runtime's rule: an external
 		// function, like race detector support): the walk ends here.
@@ -244,14 +244,14 @@ func (u *unwinder) next() {
 		u.ok = false
 		return
 	}
-	pc, sp, f, d := u.frame.PC, u.frame.SP, u.frame.Function, u.spDelta
+	pc, sp, f, d := u.frame.PC, u.frame.SP, u.frame.Func, u.spDelta
 	fp := sp + uint64(int64(d))
 	var ret uint64
 	var err error
 	if u.arch.usesLR {
 		if u.innermost && d > 0 || u.lr == 0 {
 			if ret, err = u.read(sp); err != nil {
-				u.stop(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the saved LR of %s at %#x", f.Name(), sp), Err: err})
+				u.stop(StackFrame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the saved LR of %s at %#x", f.Name(), sp), Err: err})
 				return
 			}
 		} else {
@@ -260,7 +260,7 @@ func (u *unwinder) next() {
 	} else {
 		fp += u.ptr
 		if ret, err = u.read(fp - u.ptr); err != nil {
-			u.stop(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the return address of %s at %#x", f.Name(), fp-u.ptr), Err: err})
+			u.stop(StackFrame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("reading the return address of %s at %#x", f.Name(), fp-u.ptr), Err: err})
 			return
 		}
 	}
@@ -272,12 +272,12 @@ func (u *unwinder) next() {
 	// that popped more than it pushed, d < 0, excepted). Hostile
 	// memory that loops is cut at maxFrames.
 	if ret == pc && fp == sp || d >= 0 && fp < sp || u.n == maxFrames {
-		u.stop(Frame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("stuck: caller pc %#x sp %#x", ret, fp)})
+		u.stop(StackFrame{}, &UnwindError{PC: pc, SP: sp, Msg: fmt.Sprintf("stuck: caller pc %#x sp %#x", ret, fp)})
 		return
 	}
 	u.n++
 	trap := f.Kind() == KindTrap
-	u.frame = Frame{PC: ret, SP: fp, exact: trap}
+	u.frame = StackFrame{PC: ret, SP: fp, exact: trap}
 	u.lr, u.innermost = 0, false
 	if trap && u.arch.usesLR && !u.crossTrap() {
 		return
@@ -292,7 +292,7 @@ func (u *unwinder) next() {
 func (u *unwinder) crossTrap() bool {
 	x, err := u.read(u.frame.SP)
 	if err != nil {
-		u.stop(Frame{}, &UnwindError{PC: u.frame.PC, SP: u.frame.SP, Msg: "reading the LR the signal handler saved", Err: err})
+		u.stop(StackFrame{}, &UnwindError{PC: u.frame.PC, SP: u.frame.SP, Msg: "reading the LR the signal handler saved", Err: err})
 		return false
 	}
 	u.frame.SP += u.arch.trapBump
@@ -310,11 +310,11 @@ func (u *unwinder) crossTrap() bool {
 // fail stops the walk at the current PC and SP, which no frame could be
 // made for.
 func (u *unwinder) fail(msg string, err error) {
-	u.stop(Frame{PC: u.frame.PC, SP: u.frame.SP}, &UnwindError{PC: u.frame.PC, SP: u.frame.SP, Msg: msg, Err: err})
+	u.stop(StackFrame{PC: u.frame.PC, SP: u.frame.SP}, &UnwindError{PC: u.frame.PC, SP: u.frame.SP, Msg: msg, Err: err})
 }
 
 // stop ends the walk with err, reported with fr.
-func (u *unwinder) stop(fr Frame, err error) {
+func (u *unwinder) stop(fr StackFrame, err error) {
 	u.ok, u.err, u.errFrame = false, err, fr
 }
 

@@ -287,8 +287,8 @@ func unwindFrames(tab *Table, regs Regs, mem *elfcore.File) ([]oracle.TracebackF
 		}
 		// The runtime prints the physical function's position at the
 		// PC it symbolizes the frame with: LookupPC's.
-		tf := oracle.TracebackFrame{Func: oracle.PrintName(fr.Function.Name()), SP: fr.SP, PC: fr.PC}
-		if locs, err = fr.Function.ResolveLocations(fr.LookupPC(), locs); err == nil && len(locs) > 0 {
+		tf := oracle.TracebackFrame{Func: oracle.PrintName(fr.Func.Name()), SP: fr.SP, PC: fr.PC}
+		if locs, err = fr.Func.ResolveLocations(fr.LookupPC(), locs); err == nil && len(locs) > 0 {
 			tf.File, tf.Line = locs[len(locs)-1].File, locs[len(locs)-1].Line
 		}
 		out = append(out, tf)

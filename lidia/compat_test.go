@@ -95,7 +95,7 @@ func TestUpstreamExample(t *testing.T) {
 // entry), all at depth 0 without files or lines.
 func upstreamRanges(tb testing.TB, tab *gosym.Table) []pyroRange {
 	var sym, pcln []pyroRange
-	var lr gosym.LinesResult
+	var lr []gosym.FunctionLine
 	var err error
 	fns := functions(tb, tab)
 	sym = append(sym,
@@ -106,7 +106,7 @@ func upstreamRanges(tb testing.TB, tab *gosym.Table) []pyroRange {
 			tb.Fatal(err)
 		}
 		size := f.End() - f.Entry()
-		if fl := lr.FunctionLines; len(fl) > 1 && fl[len(fl)-1].File == "" {
+		if fl := lr; len(fl) > 1 && fl[len(fl)-1].File == "" {
 			size = fl[len(fl)-1].PCLo - f.Entry()
 		}
 		name := f.Name()

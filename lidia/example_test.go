@@ -95,13 +95,13 @@ func ExampleReader_Lookup() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	lines, err := f.Lines(gosym.LinesResult{})
+	lines, err := f.Lines(nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	var pc uint64
-	for _, l := range lines.FunctionLines {
-		if l.Name == "github.com/gosym-dev/gosym/lidia_test.inner" {
+	for _, l := range lines {
+		if l.Function == "github.com/gosym-dev/gosym/lidia_test.inner" {
 			pc = l.PCLo
 			break
 		}

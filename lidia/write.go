@@ -115,7 +115,7 @@ type builder struct {
 	// Node k < len(ranges) is the innermost frame of the function's Lines
 	// range k; node len(ranges)+c is the call site of inlined call c, a
 	// frame of its caller (InlinedCalls).
-	lr     gosym.LinesResult
+	lr     []gosym.FunctionLine
 	calls  []gosym.InlinedCall
 	nodes  []gosym.FunctionLine
 	parent []int32 // caller node; -1: none
@@ -185,7 +185,7 @@ func (b *builder) addFunction(f gosym.Function) error {
 	if err != nil {
 		return err
 	}
-	fl := lr.FunctionLines
+	fl := lr
 	if len(fl) == 0 || fl[0].PCLo != entry || fl[len(fl)-1].PCHi != end {
 		return fmt.Errorf("lidia: %s: lines do not cover [%#x, %#x)", f.Name(), entry, end)
 	}
@@ -208,7 +208,7 @@ func (b *builder) addFunction(f gosym.Function) error {
 		if call.Parent >= 0 {
 			caller = calls[call.Parent].Name
 		}
-		b.nodes[n+c] = gosym.FunctionLine{Name: caller, File: call.CallFile, Line: call.CallLine}
+		b.nodes[n+c] = gosym.FunctionLine{Function: caller, File: call.CallFile, Line: call.CallLine}
 		b.parent[n+c] = callSite(n, call.Parent)
 	}
 	b.prev = b.prev[:0]
@@ -274,7 +274,7 @@ func (b *builder) piece(lo uint64) {
 	for d <= last && d < len(prev) {
 		x, y := &nodes[cur[d]], &nodes[prev[d]]
 		same := cur[d] == prev[d]
-		if !same && x.Name != y.Name {
+		if !same && x.Function != y.Function {
 			break
 		}
 		if o := &b.open[d]; b.o.files && x.File != "" && o.file != "" && x.File != o.file {
@@ -306,7 +306,7 @@ func (b *builder) piece(lo uint64) {
 	}
 	for e := d; e <= last; e++ {
 		n := &nodes[cur[e]]
-		r := record{va: lo, depth: uint32(e), fn: b.str(n.Name)}
+		r := record{va: lo, depth: uint32(e), fn: b.str(n.Function)}
 		if b.o.files {
 			r.file = b.str(n.File)
 		}

@@ -192,7 +192,7 @@ type span struct {
 // The frames of p.Location[i] are all[spans[i].lo:spans[i].hi].
 func trimSplitStacks(p *profile.Profile, all []gosym.Location, spans []span, index map[*profile.Location]int) {
 	verdict := make(map[int]bool) // false sticks: a follower that does not fit
-	var lines gosym.LinesResult
+	var sc callSiteScratch
 	callSite := make(map[int]uint64)
 	for _, sm := range p.Sample {
 		for k := 0; k+1 < len(sm.Location); k++ {
@@ -208,7 +208,7 @@ func trimSplitStacks(p *profile.Profile, all []gosym.Location, spans []span, ind
 			if fits {
 				cs, ok := callSite[i]
 				if !ok {
-					cs = innermostCallSite(a, &lines)
+					cs = innermostCallSite(a, &sc)
 					callSite[i] = cs
 				}
 				fits = cs != 0 && cs == n.pc
@@ -224,21 +224,34 @@ func trimSplitStacks(p *profile.Profile, all []gosym.Location, spans []span, ind
 }
 
 // innermostCallSite returns the PC of the call site of the innermost
-// inlined call at a.pc (FunctionLine.ParentPC), 0 if unknown.
-func innermostCallSite(a span, lines *gosym.LinesResult) uint64 {
+// inlined call at a.pc (InlinedCall.ParentPC), 0 if unknown. sc holds
+// the buffers it reuses.
+func innermostCallSite(a span, sc *callSiteScratch) uint64 {
 	fn, err := a.b.tab.ResolveFunction(a.pc)
 	if err != nil {
 		return 0
 	}
-	if *lines, err = fn.Lines(*lines); err != nil {
+	if sc.lines, err = fn.Lines(sc.lines); err != nil {
 		return 0
 	}
-	for _, r := range lines.FunctionLines {
+	for _, r := range sc.lines {
 		if r.PCLo <= a.pc && a.pc < r.PCHi {
-			return r.ParentPC
+			if r.Call < 0 {
+				return 0
+			}
+			if sc.calls, err = fn.InlinedCalls(sc.calls); err != nil || r.Call >= len(sc.calls) {
+				return 0
+			}
+			return sc.calls[r.Call].ParentPC
 		}
 	}
 	return 0
+}
+
+// callSiteScratch holds the buffers innermostCallSite reuses.
+type callSiteScratch struct {
+	lines []gosym.FunctionLine
+	calls []gosym.InlinedCall
 }
 
 // symbolizer resolves PCs and makes the profile's functions.

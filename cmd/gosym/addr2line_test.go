@@ -25,7 +25,7 @@ func addrsOf(t testing.TB, tab *gosym.Table, step int) []uint64 {
 	t.Helper()
 	in := tab.Info()
 	addrs := []uint64{0, 1, in.TextStart - 1, in.TextEnd, in.TextEnd + 0x1000, 1<<64 - 1}
-	var lines gosym.LinesResult
+	var lines []gosym.FunctionLine
 	i := 0
 	for fn, err := range tab.Functions() {
 		if err != nil {
@@ -40,7 +40,7 @@ func addrsOf(t testing.TB, tab *gosym.Table, step int) []uint64 {
 		if err != nil {
 			t.Fatalf("%s: %v", fn.Name(), err)
 		}
-		for _, l := range lines.FunctionLines {
+		for _, l := range lines {
 			if l.PCLo != fn.Entry() {
 				addrs = append(addrs, l.PCLo)
 			}
@@ -75,12 +75,12 @@ func knownDifference(tab *gosym.Table, minor int, pc uint64, want, got [2]string
 	if err != nil {
 		return ""
 	}
-	lines, err := fn.Lines(gosym.LinesResult{})
+	lines, err := fn.Lines(nil)
 	if err != nil {
 		return ""
 	}
 	noTable := true
-	for _, l := range lines.FunctionLines {
+	for _, l := range lines {
 		if l.File != "" || l.Line != 0 {
 			noTable = false
 		}

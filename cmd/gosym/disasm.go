@@ -180,11 +180,11 @@ func disassemble(w io.Writer, tab *gosym.Table, fn gosym.Function, dec decoder, 
 	// line, unless it is the whole function) is summarized, not
 	// decoded: objdump, knowing symbol sizes, does not show it either.
 	end := fn.End()
-	lines, err := fn.Lines(gosym.LinesResult{})
+	lines, err := fn.Lines(nil)
 	if err != nil {
 		return err
 	}
-	if ls := lines.FunctionLines; len(ls) > 1 {
+	if ls := lines; len(ls) > 1 {
 		if last := ls[len(ls)-1]; last.File == "" && last.Line == 0 && last.PCHi == end {
 			end = last.PCLo
 		}

@@ -242,7 +242,7 @@ func TestInfoStrippedDynsym(t *testing.T) {
 // countFiles counts the distinct files of every function's line table.
 func countFiles(tab *gosym.Table) (int, error) {
 	files := make(map[string]bool)
-	var lines gosym.LinesResult
+	var lines []gosym.FunctionLine
 	for fn, err := range tab.Functions() {
 		if err != nil {
 			return 0, err
@@ -251,7 +251,7 @@ func countFiles(tab *gosym.Table) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		for _, l := range lines.FunctionLines {
+		for _, l := range lines {
 			if l.File != "" {
 				files[l.File] = true
 			}

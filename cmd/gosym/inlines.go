@@ -125,7 +125,7 @@ func (n *inlineCall) addRange(lo, hi uint64) {
 // ranges. Its children come in the order of their first instruction. Calls
 // at the same line of the same caller are merged.
 func inlineTree(fn gosym.Function) (*inlineCall, error) {
-	lines, err := fn.Lines(gosym.LinesResult{})
+	lines, err := fn.Lines(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func inlineTree(fn gosym.Function) (*inlineCall, error) {
 	}
 	root := &inlineCall{name: fn.Name()}
 	var chain []int // the calls around a range, innermost first
-	for _, l := range lines.FunctionLines {
+	for _, l := range lines {
 		chain = chain[:0]
 		for k := l.Call; k >= 0; k = calls[k].Parent {
 			chain = append(chain, k)

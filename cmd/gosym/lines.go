@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-
-	"github.com/gosym-dev/gosym/gosym"
 )
 
 // lineJSON is one line of lines -json.
@@ -26,31 +24,39 @@ func runLines(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return status
 	}
 	defer b.Close()
-	lines, err := fn.Lines(gosym.LinesResult{})
+	lines, err := fn.Lines(nil)
+	if err != nil {
+		return errorf(stderr, "%v", fileError(b.path, err))
+	}
+	calls, err := fn.InlinedCalls(nil)
 	if err != nil {
 		return errorf(stderr, "%v", fileError(b.path, err))
 	}
 
 	w := bufio.NewWriter(stdout)
 	enc := newJSONLines(w)
-	for _, l := range lines.FunctionLines {
+	for _, l := range lines {
+		var parentPC uint64 // the call site's PC, for an inlined call's range
+		if l.Call >= 0 {
+			parentPC = calls[l.Call].ParentPC
+		}
 		if *jsonOut {
 			j := lineJSON{
 				Lo:       hex(l.PCLo),
 				Hi:       hex(l.PCHi),
-				Function: l.Name,
+				Function: l.Function,
 				File:     l.File,
 				Line:     l.Line,
 			}
-			if l.ParentPC != 0 {
-				j.ParentPC = hex(l.ParentPC)
+			if parentPC != 0 {
+				j.ParentPC = hex(parentPC)
 			}
 			enc.write(j)
 			continue
 		}
-		fmt.Fprintf(w, "%#x\t%#x\t%s\t%s", l.PCLo, l.PCHi, l.Name, fileLine(l.File, l.Line))
-		if l.ParentPC != 0 {
-			fmt.Fprintf(w, "\t%#x", l.ParentPC)
+		fmt.Fprintf(w, "%#x\t%#x\t%s\t%s", l.PCLo, l.PCHi, l.Function, fileLine(l.File, l.Line))
+		if parentPC != 0 {
+			fmt.Fprintf(w, "\t%#x", parentPC)
 		}
 		w.WriteByte('\n')
 	}

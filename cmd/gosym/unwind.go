@@ -42,9 +42,9 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(w, "\tunwinding stopped: %v\n", err)
 				break
 			}
-			locs, err = fr.Function.ResolveLocations(fr.LookupPC(), locs)
+			locs, err = fr.Func.ResolveLocations(fr.LookupPC(), locs)
 			if err != nil || len(locs) == 0 {
-				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", fr.PC, fr.SP, fr.Function.Name(), noPos)
+				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", fr.PC, fr.SP, fr.Func.Name(), noPos)
 				continue
 			}
 			for i, l := range locs {

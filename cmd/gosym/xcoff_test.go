@@ -76,7 +76,7 @@ func TestAddr2lineGoToolAIX(t *testing.T) {
 func functionLines(t *testing.T, tab *gosym.Table) []string {
 	t.Helper()
 	var fns []string
-	var lines gosym.LinesResult
+	var lines []gosym.FunctionLine
 	for fn, err := range tab.Functions() {
 		if err != nil {
 			t.Fatal(err)
@@ -87,13 +87,13 @@ func functionLines(t *testing.T, tab *gosym.Table) []string {
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %#x", fn.Name(), fn.End()-fn.Entry())
-		for _, l := range lines.FunctionLines {
+		for _, l := range lines {
 			// The program's files are in a build directory of its own.
 			file := l.File
 			if i := strings.Index(file, "/gopath/src/"); i >= 0 {
 				file = file[i:]
 			}
-			fmt.Fprintf(&b, " [%#x,%#x) %s %s:%d", l.PCLo-fn.Entry(), l.PCHi-fn.Entry(), l.Name, file, l.Line)
+			fmt.Fprintf(&b, " [%#x,%#x) %s %s:%d", l.PCLo-fn.Entry(), l.PCHi-fn.Entry(), l.Function, file, l.Line)
 		}
 		fns = append(fns, b.String())
 	}
