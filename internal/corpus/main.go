@@ -635,7 +635,7 @@ func selfReport(s spec, binPath string, e *testcorpus.Entry) ([]byte, error) {
 		return nil, err
 	}
 	cmd.Dir = workDir
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, hostrun.Env(s.GOARCH)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -7,6 +7,13 @@
 // fails with ENOEXEC ("exec format error"). Native probes that once, with
 // a 90-byte 386 program that only exits, and Command falls back to
 // qemu-i386 (Debian's qemu-user, which .ci/run installs).
+//
+// qemu-i386 (7.2) runs Go's 386 programs only while no signal arrives on
+// a thread the runtime made: the runtime's signal handler then fails
+// ("fatal: morestack on gsignal", or a SIGSEGV). Emulated programs run
+// with asynchronous preemption, which sends such signals, turned off (see
+// Env); a program that needs signals of its own (a CPU profile's SIGPROF)
+// cannot run emulated: callers check Native.
 package hostrun
 
 import (
@@ -61,8 +68,20 @@ func Prefix(goarch string) ([]string, error) {
 	return []string{path}, nil
 }
 
+// Env returns the environment variables that a linux/goarch program needs
+// to run here, beyond its own: none natively, and GODEBUG's
+// asyncpreemptoff=1 under qemu-user (see the package documentation).
+// Command sets them; a caller that sets the command's Env must add them.
+func Env(goarch string) []string {
+	if Native(goarch) {
+		return nil
+	}
+	return []string{"GODEBUG=asyncpreemptoff=1"}
+}
+
 // Command returns the command that runs the linux/goarch program path
-// with args here (see Prefix).
+// with args here (see Prefix), with the environment of this process and
+// Env's variables.
 func Command(ctx context.Context, goarch, path string, args ...string) (*exec.Cmd, error) {
 	pre, err := Prefix(goarch)
 	if err != nil {
@@ -71,7 +90,9 @@ func Command(ctx context.Context, goarch, path string, args ...string) (*exec.Cm
 	if len(pre) == 0 {
 		return exec.CommandContext(ctx, path, args...), nil
 	}
-	return exec.CommandContext(ctx, pre[0], append(append(pre[1:], path), args...)...), nil
+	cmd := exec.CommandContext(ctx, pre[0], append(append(pre[1:], path), args...)...)
+	cmd.Env = append(os.Environ(), Env(goarch)...)
+	return cmd, nil
 }
 
 var (
