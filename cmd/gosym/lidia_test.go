@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,12 +56,16 @@ func TestLidia(t *testing.T) {
 			checked := 0
 			for _, pc := range addrs {
 				frames, err = r.Lookup(pc, frames)
-				if err != nil {
+				if err != nil && !errors.Is(err, gosym.ErrPCNotFound) {
 					t.Fatalf("Lookup(%#x): %v", pc, err)
 				}
+				lerr := err
 				locs, err = tab.ResolveLocations(pc, locs)
 				if err != nil {
 					locs = locs[:0]
+				}
+				if errors.Is(err, gosym.ErrPCNotFound) != errors.Is(lerr, gosym.ErrPCNotFound) {
+					t.Fatalf("%#x: the Lidia file says %v, the binary %v", pc, lerr, err)
 				}
 				if !c.inlines && len(locs) > 0 {
 					locs = locs[len(locs)-1:]
