@@ -9,6 +9,29 @@
 // files. FORMAT.md, beside
 // this file, describes the tables it reads.
 //
+// # Vocabulary
+//
+// The same word means the same thing in every package of the module
+// (gosym, lidia, profiles, the command):
+//
+//	Function         a physical function, a value with getters (Table.ResolveFunction)
+//	Func             a field that holds a Function (StackFrame.Func, LinePC.Func)
+//	Function field   the name of the function some code belongs to, as in
+//	                 runtime.Frame (Location, FunctionLine, LinePC)
+//	Name             the name of the thing itself (Function.Name, InlinedCall,
+//	                 InlineFunction)
+//	Location         one logical frame at a PC, an inlined call or the physical
+//	                 function (Table.ResolveLocations, lidia.Reader.Lookup)
+//	StackFrame       one physical frame of a stack: PC, SP, Func (Table.Unwind)
+//	InlinedCall      one node of a function's inline tree, with its call site;
+//	                 FunctionLine.Call indexes Function.InlinedCalls
+//	LookupPC         the PC to look a stack frame up at: the runtime's symPC
+//	buf              the last argument of a lookup that returns a slice; the
+//	                 answer is appended to buf[:0]
+//	ErrPCNotFound    a PC in no function, or in no range of a Lidia file
+//	ErrCorrupted     damaged data (lidia.ErrCorrupted wraps it)
+//	ErrClosed        a lookup after Close (wraps fs.ErrClosed; so does lidia's)
+//
 // # Addresses
 //
 // A Table speaks link-time addresses: for a position-independent executable
@@ -25,6 +48,8 @@
 //   - A return address read from a stack (by a stack walk of your own, or
 //     in a core file) is the instruction after the call: look up pc-1, as
 //     the runtime does, to get the call's own line and inlined frames.
+//     Table.Unwind's frames say which applies: look each up at
+//     StackFrame.LookupPC.
 //   - runtime.Callers returns return addresses too; runtime.CallersFrames
 //     subtracts for you. The addresses of pprof profiles written by
 //     runtime/pprof, and of most profilers, are already call PCs (return

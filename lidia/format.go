@@ -2,9 +2,11 @@ package lidia
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
+
+	"github.com/gosym-dev/gosym/gosym"
 )
 
 // The byte layout (the package doc, "The byte layout"). Every integer is
@@ -53,11 +55,22 @@ var le = binary.LittleEndian
 var (
 	// ErrCorrupted reports a Lidia file that is malformed: a bad header,
 	// a table outside the file, a checksum mismatch, or a reference out of
-	// range met by Lookup. It is wrapped with a description.
-	ErrCorrupted = errors.New("lidia: corrupt file")
-	// ErrClosed reports a Lookup on a Reader after Close.
-	ErrClosed = errors.New("lidia: reader is closed")
+	// range met by Lookup. It is wrapped with a description, and it wraps
+	// gosym.ErrCorrupted, so that one test finds damage in either.
+	ErrCorrupted error = &sentinel{"lidia: corrupt file", gosym.ErrCorrupted}
+	// ErrClosed reports a Lookup on a Reader after Close. It wraps
+	// fs.ErrClosed, as the errors of a closed os.File do.
+	ErrClosed error = &sentinel{"lidia: reader is closed", fs.ErrClosed}
 )
+
+// A sentinel is an error value of its own that is also a more general one.
+type sentinel struct {
+	msg  string
+	base error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+func (e *sentinel) Unwrap() error { return e.base }
 
 // corrupt returns an error wrapping ErrCorrupted.
 func corrupt(format string, args ...any) error {

@@ -3,6 +3,7 @@ package lidia
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -508,5 +509,18 @@ func TestEmptyLineTable(t *testing.T) {
 		if got, err := r.Lookup(0x1008, nil); err != nil || !slices.Equal(got, []gosym.Location{{Function: "main.f", File: "f.go", Line: 0}}) {
 			t.Errorf("depth %d (index %v): Lookup = %v, %v", depth, r.nodes != nil, got, err)
 		}
+	}
+}
+
+// TestSentinels checks that lidia's errors are also the general ones:
+// damage is gosym.ErrCorrupted, a closed Reader's error fs.ErrClosed.
+func TestSentinels(t *testing.T) {
+	if _, err := NewReader([]byte("not a lidia file")); !errors.Is(err, ErrCorrupted) || !errors.Is(err, gosym.ErrCorrupted) {
+		t.Errorf("NewReader of garbage: %v", err)
+	}
+	r := newReader(t, writePyro([]pyroRange{{VA: 0x1000, Length: 0x10, Function: "f"}}, true, true))
+	r.Close()
+	if _, err := r.Lookup(0x1000, nil); !errors.Is(err, ErrClosed) || !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Lookup after Close: %v", err)
 	}
 }
