@@ -5,30 +5,57 @@ import (
 	"fmt"
 )
 
-// ErrNotMapped reports a file offset that no loaded section holds.
+// ErrNotMapped reports a file offset, or an address, that no loaded
+// section holds.
 var ErrNotMapped = errors.New("offset is in no loaded section")
 
-// AddrOfFileOffset returns the link-time address of the byte at file
-// offset off, the address space a gosym.Table speaks.
+// A Mapping relates the bytes of an object's file to the link-time
+// addresses the loader maps them at, the address space a gosym.Table
+// speaks, through its loaded sections (those with SectionAlloc and bytes
+// in the file).
 //
-// It turns a run-time PC of a position-independent executable (or any
+// It turns a run-time PC of a position-independent executable (or of any
 // binary the loader moved) into a link-time address: find the mapping that
-// holds the PC in /proc/PID/maps (start, file offset), compute
-// off = pc - start + offset, and look that up here. Equivalently, for a
-// binary whose load bias is known (the run-time address of its first
-// segment minus that segment's link-time address), subtract the bias.
-func AddrOfFileOffset(obj Object, off uint64) (uint64, error) {
+// holds the PC in /proc/PID/maps, a core file's program headers or a
+// profile's mappings (start, file offset), compute off = pc - start +
+// offset, and look that up with Addr. Equivalently, for a binary whose
+// load bias is known (the run-time address of its first segment minus
+// that segment's link-time address), subtract the bias.
+type Mapping struct {
+	secs []SectionHeader // the loaded sections with bytes in the file
+}
+
+// NewMapping reads obj's section headers once.
+func NewMapping(obj Object) (*Mapping, error) {
 	secs, err := obj.Sections()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	m := &Mapping{}
 	for _, s := range secs {
-		if s.Flags&SectionAlloc == 0 || s.FileSize == 0 {
-			continue
+		if s.Flags&SectionAlloc != 0 && s.FileSize > 0 {
+			m.secs = append(m.secs, s)
 		}
+	}
+	return m, nil
+}
+
+// Addr returns the link-time address of the byte at file offset off.
+func (m *Mapping) Addr(off uint64) (uint64, error) {
+	for _, s := range m.secs {
 		if off >= s.Offset && off-s.Offset < s.FileSize {
 			return s.Addr + (off - s.Offset), nil
 		}
 	}
 	return 0, fmt.Errorf("%w: %#x", ErrNotMapped, off)
+}
+
+// AddrOfFileOffset returns the link-time address of the byte at file
+// offset off: NewMapping(obj) and its Addr(off), for one offset.
+func AddrOfFileOffset(obj Object, off uint64) (uint64, error) {
+	m, err := NewMapping(obj)
+	if err != nil {
+		return 0, err
+	}
+	return m.Addr(off)
 }

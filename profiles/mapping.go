@@ -16,8 +16,8 @@ import (
 // address translation need.
 type binary struct {
 	tab       *gosym.Table
-	gnu, goID string                 // build IDs; "" when absent
-	secs      []object.SectionHeader // the loaded sections, for file offsets
+	gnu, goID string          // build IDs; "" when absent
+	mapping   *object.Mapping // file offsets to link-time addresses
 
 	symsOnce sync.Once
 	syms     []object.FuncSymbol // the object's function symbols, read on first use
@@ -43,17 +43,11 @@ func newBinary(tab *gosym.Table) (*binary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profiles: reading build IDs: %w", err)
 	}
-	all, err := obj.Sections()
+	m, err := object.NewMapping(obj)
 	if err != nil {
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
-	b := &binary{tab: tab, gnu: gnu, goID: goID}
-	for _, s := range all {
-		if s.Flags&object.SectionAlloc != 0 && s.FileSize > 0 {
-			b.secs = append(b.secs, s)
-		}
-	}
-	return b, nil
+	return &binary{tab: tab, gnu: gnu, goID: goID, mapping: m}, nil
 }
 
 // matches reports whether b has the build ID id (hex digits of a GNU build
@@ -93,8 +87,8 @@ func matchMappings(p *profile.Profile, bins []*binary) map[*profile.Mapping]*bin
 
 // linkAddr returns the link-time address of run-time address addr in
 // mapping mp of b: the address of the byte at file offset addr − Start +
-// Offset, as object.AddrOfFileOffset finds it. A mapping without
-// addresses (Start and Limit 0) holds link-time addresses.
+// Offset (object.Mapping). A mapping without addresses (Start and Limit
+// 0) holds link-time addresses.
 func (b *binary) linkAddr(mp *profile.Mapping, addr uint64) (uint64, bool) {
 	if mp == nil || mp.Start == 0 && mp.Limit == 0 {
 		return addr, true
@@ -102,12 +96,6 @@ func (b *binary) linkAddr(mp *profile.Mapping, addr uint64) (uint64, bool) {
 	if addr < mp.Start {
 		return 0, false
 	}
-	off := addr - mp.Start + mp.Offset
-	// object.AddrOfFileOffset over the sections read once.
-	for _, s := range b.secs {
-		if off >= s.Offset && off-s.Offset < s.FileSize {
-			return s.Addr + (off - s.Offset), true
-		}
-	}
-	return 0, false
+	a, err := b.mapping.Addr(addr - mp.Start + mp.Offset)
+	return a, err == nil
 }
