@@ -220,13 +220,17 @@ func globCores(dir string) []string {
 	return append(a, b...)
 }
 
-// Gcore builds the program for the host's architecture into dir, runs it
-// until every goroutine spins, dumps it with gdb's gcore (every thread
-// stopped where it runs: the spinning goroutines at their loop), then
-// kills it with SIGQUIT under GOTRACEBACK=crash. The spinning goroutines
-// have not moved in between (asynchronous preemption is off), so the
-// runtime's frames for them are those of the core's threads. gcore writes
-// every mapping, about 1.2 GB for this program on amd64.
+// Gcore builds the program for the host's architecture into dir, and its
+// unstripped twin, runs it until every goroutine spins, dumps it with
+// gdb's gcore (every thread stopped where it runs), then kills it with
+// SIGQUIT under GOTRACEBACK=crash. A spinning goroutine does not leave its
+// loop in between (asynchronous preemption is off), so where gcore caught
+// its thread in the loop, the runtime's frames for it are those of the
+// core's thread but for the innermost PC (Spinning). Where gcore catches a
+// thread depends on the scheduler: on a loaded machine, a spinning
+// goroutine's thread can be elsewhere (in the runtime, or descheduled
+// before its loop). gcore writes every mapping, about 1.2 GB for this
+// program on amd64.
 func Gcore(dir, goarch string) (*Run, error) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" || goarch != "amd64" && goarch != "386" {
 		return nil, fmt.Errorf("%w: gcore runs here for linux/amd64 and 386 only", ErrUnavailable)
@@ -236,6 +240,10 @@ func Gcore(dir, goarch string) (*Run, error) {
 		return nil, fmt.Errorf("%w: no gcore (apt-get install gdb)", ErrUnavailable)
 	}
 	exe, err := Build(dir, goarch, "", true)
+	if err != nil {
+		return nil, err
+	}
+	twin, err := Build(dir, goarch, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +276,7 @@ func Gcore(dir, goarch string) (*Run, error) {
 	for sc.Scan() {
 	}
 	cmd.Wait()
-	return &Run{Binary: exe, Output: stderr.String(), Core: fmt.Sprintf("%s.%d", prefix, cmd.Process.Pid)}, nil
+	return &Run{Binary: exe, Unstripped: twin, Output: stderr.String(), Core: fmt.Sprintf("%s.%d", prefix, cmd.Process.Pid)}, nil
 }
 
 // Goroutine is a goroutine of the runtime's output with the registers
@@ -315,4 +323,40 @@ func Goroutines(output, lrName string) []Goroutine {
 		}
 	}
 	return out
+}
+
+// Spinning returns the goroutines of a Gcore run's output that spin in
+// the program's main.spin functions, by their SP: the thread's SP when
+// SIGQUIT interrupted it, constant in the loop.
+func Spinning(output string) map[uint64]Goroutine {
+	spin := make(map[uint64]Goroutine)
+	for _, g := range Goroutines(output, "") {
+		if g.Signal && strings.HasPrefix(g.Frames[0].Func, "main.spin") {
+			spin[g.SP] = g
+		}
+	}
+	return spin
+}
+
+// InLoop reports whether frames, unwound from a thread's registers in a
+// Gcore core, start in g's loop: in g's innermost function, at its SP.
+func (g Goroutine) InLoop(frames []oracle.TracebackFrame) bool {
+	return len(frames) > 0 && frames[0].Func == g.Frames[0].Func && frames[0].SP == g.SP
+}
+
+// SameFrames reports whether frames, unwound from the registers of a
+// thread caught in g's loop, are the runtime's frames for g: the same
+// functions at the same SPs, and the same PCs but for the innermost one,
+// which is the thread's own register and may be at another instruction
+// of the loop ("for {}" is a NOP and a jump back to it).
+func (g Goroutine) SameFrames(frames []oracle.TracebackFrame) bool {
+	if len(frames) != len(g.Frames) || !g.InLoop(frames) {
+		return false
+	}
+	for i := 1; i < len(frames); i++ {
+		if w := g.Frames[i]; frames[i].PC != w.PC || frames[i].SP != w.SP || frames[i].Func != w.Func {
+			return false
+		}
+	}
+	return true
 }
