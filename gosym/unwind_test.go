@@ -13,6 +13,7 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/elfcore"
 	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/object"
 )
@@ -114,6 +115,9 @@ func openRun(run *coretest.Run) (*crashRun, error) {
 func TestUnwindRuntime(t *testing.T) {
 	for _, tg := range coretest.Targets {
 		t.Run(tg.GOARCH, func(t *testing.T) {
+			if tg.GOARCH != "amd64" {
+				objtest.SkipUnlessHeavy(t) // qemu-user runs
+			}
 			if tg.Qemu != "" || tg.GOARCH == "386" {
 				t.Parallel()
 			}

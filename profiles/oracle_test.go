@@ -60,6 +60,9 @@ var variants = []variant{
 }
 
 func TestRuntimeOracle(t *testing.T) {
+	if os.Getenv("GOSYM_PPROF_RELEASES") == "" {
+		objtest.SkipUnlessHeavy(t) // the pprof oracle phase sets GOSYM_PPROF_RELEASES
+	}
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("the oracle runs linux/amd64 and linux/386 binaries")
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 var pprofSink int
@@ -173,6 +175,7 @@ func writeProfileFile(t *testing.T, path string, p *profile.Profile) {
 // CPU profile of a stripped build of profiles/testdata/prog, and checks
 // that go tool pprof shows inlined frames.
 func TestReadmeProfile(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if testing.Short() {
 		t.Skip("runs go build and go run")
 	}
