@@ -317,8 +317,9 @@ func TestBuiltBinary(t *testing.T) {
 }
 
 // TestReadmeQuickStart runs the first command of the README's quick start,
-// as a new user would, and checks that it prints what addr2line prints for
-// the entry of main.main.
+// as a new user would, and checks that it prints what addr2line -inlines
+// prints for the address it means to pick, and that the address has three
+// frames or more, main.main's the outermost.
 func TestReadmeQuickStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go run")
