@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
@@ -286,6 +287,7 @@ func buildCorpusProgram(t *testing.T, name, goos, goarch string, flags []string,
 // and architecture family with the installed toolchain and compares the
 // Table with DWARF (where the format has it) and debug/gosym.
 func TestCrossBuildOracles(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	minor := parseMinor(runtimeVersion())
 	for _, c := range crossTargets {
 		t.Run(c.name, func(t *testing.T) {

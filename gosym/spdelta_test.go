@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
@@ -244,6 +245,7 @@ func writeCFIAgreement(t *testing.T, entries []testcorpus.Entry, results map[str
 // TestCrossBuildOracles): every link-register architecture family the
 // committed corpus has no DWARF for.
 func TestSPDeltaCFICross(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	for _, c := range crossTargets {
 		if c.goos == "plan9" {
 			continue // no DWARF

@@ -49,6 +49,7 @@ func mustTable(t *testing.T, bin []byte) *Table {
 // and ELF files without section headers answer exactly like their
 // unstripped twins, for every target the installed toolchain builds.
 func TestStrippedTwins(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	for _, c := range crossTargets {
 		t.Run(c.name, func(t *testing.T) {
 			full := buildCorpusProgram(t, c.name, c.goos, c.goarch, c.flags, c.cgo)

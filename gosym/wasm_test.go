@@ -32,6 +32,9 @@ const wazero = "github.com/tetratelabs/wazero/cmd/wazero@v1.12.0"
 // directories of their own). The releases are the installed one,
 // or those listed in GOSYM_RELEASES (.ci/run lists several).
 func TestWasmSelfReport(t *testing.T) {
+	if os.Getenv("GOSYM_RELEASES") == "" {
+		objtest.SkipUnlessHeavy(t) // the releases phase sets GOSYM_RELEASES
+	}
 	if testing.Short() {
 		t.Skip("builds and runs WebAssembly modules")
 	}
@@ -146,6 +149,9 @@ func runWasm(t *testing.T, goroot, goos, exe string) []byte {
 // function indexes (FORMAT.md, "WebAssembly"), which TestWasmSelfReport
 // checks.
 func TestWasmStdlib(t *testing.T) {
+	if os.Getenv("GOSYM_RELEASES") == "" {
+		objtest.SkipUnlessHeavy(t) // the releases phase sets GOSYM_RELEASES
+	}
 	if testing.Short() {
 		t.Skip("builds WebAssembly modules")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
@@ -78,6 +79,7 @@ func buildCgo(t *testing.T, far bool) []byte {
 // Go functions) gives that function in Lookup and in Pyroscope's reader,
 // and that Go PCs still round-trip.
 func TestCFunctions(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	bins := map[string][]byte{}
 	entries, err := testcorpus.Entries()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
@@ -202,6 +203,7 @@ func TestRoundTripSelf(t *testing.T) {
 // largest binaries the tests have (under -race, only TestRoundTripSelf and
 // the corpus run, which take long enough there).
 func TestRoundTripToolchain(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if raceEnabled {
 		t.Skip("18 million PCs take minutes under -race")
 	}

@@ -25,6 +25,7 @@ var buildIDTargets = append(allTargets[:len(allTargets):len(allTargets)],
 // format, on the same ELF files without section headers, and on every
 // binary of the committed corpus (releases 1.2–1.27).
 func TestBuildIDs(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go command: %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/profiles"
 )
 
@@ -27,6 +28,7 @@ func main() { println(C.gosym_c_work(7)) }
 // linked cgo program: each gets the name of the ELF function symbol that
 // debug/elf says holds it, with no file or line.
 func TestCSymbols(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("no gcc: cgo programs cannot be built")
 	}

@@ -163,6 +163,7 @@ func TestAddr2lineGoToolCorpus(t *testing.T) {
 // builds of a small program for every object format and several
 // architectures.
 func TestAddr2lineGoToolFormats(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if testing.Short() {
 		t.Skip("cross builds")
 	}
@@ -209,6 +210,7 @@ func TestAddr2lineGoToolGoCommand(t *testing.T) {
 // (where C code comes first) to the Go text, which debug/gosym is not
 // told. Everything else must agree.
 func TestAddr2lineGoToolCgoStripped(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if testing.Short() {
 		t.Skip("builds a cgo program")
 	}

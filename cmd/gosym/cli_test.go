@@ -317,8 +317,9 @@ func TestBuiltBinary(t *testing.T) {
 }
 
 // TestReadmeQuickStart runs the first command of the README's quick start,
-// as a new user would, and checks that it prints what addr2line prints for
-// the entry of main.main.
+// as a new user would, and checks that it prints what addr2line -inlines
+// prints for the address it means to pick, and that the address has three
+// frames or more, main.main's the outermost.
 func TestReadmeQuickStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go run")
@@ -345,14 +346,23 @@ func TestReadmeQuickStart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", block, err, errOut.Bytes())
 	}
+	// The command's pick: the first range of main.main whose inlined
+	// call's site (PARENTPC) starts an inlined range itself.
 	gobin := goBinary(t)
-	fn, err := openTable(t, gobin).LookupFunction("main.main")
-	if err != nil {
-		t.Fatal(err)
+	pc, inlined := "", map[string]bool{}
+	for _, line := range strings.Split(mustRun(t, "", "lines", gobin, "main.main"), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 5 {
+			if inlined[f[4]] {
+				pc = f[0]
+				break
+			}
+			inlined[f[0]] = true
+		}
 	}
-	want := mustRun(t, "", "addr2line", gobin, hex(fn.Entry()))
-	if string(out) != want || !strings.HasPrefix(want, "main.main\n") {
-		t.Errorf("%s\nprints %q, want %q", block, out, want)
+	want := mustRun(t, "", "addr2line", "-inlines", gobin, pc)
+	lines := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
+	if pc == "" || string(out) != want || len(lines) < 6 || lines[len(lines)-2] != "main.main" {
+		t.Errorf("%s\nprints %q, want %q (at %s: three frames or more, main.main's last)", block, out, want, pc)
 	}
 }
 

@@ -123,6 +123,7 @@ func TestDisasmObjdumpCorpus(t *testing.T) {
 // TestDisasmObjdumpArch compares with objdump on cross builds for every
 // architecture disasm decodes, and every object format.
 func TestDisasmObjdumpArch(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if testing.Short() {
 		t.Skip("cross builds")
 	}

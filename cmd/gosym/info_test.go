@@ -184,6 +184,7 @@ func TestInfoStripped(t *testing.T) {
 // plugin, for which the linker exports every symbol, built with
 // -ldflags=-s, which drops .symtab but not .dynsym.
 func TestInfoStrippedDynsym(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if testing.Short() {
 		t.Skip("builds a cgo binary")
 	}

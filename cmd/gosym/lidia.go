@@ -121,6 +121,7 @@ type progress struct {
 	w       io.Writer
 	msg     string
 	start   time.Time
+	delay   time.Duration // quiet for work that takes less; < 0 if w is not a terminal
 	mu      sync.Mutex
 	written int64
 	shown   bool
@@ -130,15 +131,16 @@ type progress struct {
 
 // startProgress starts showing progress on w if it is a terminal.
 func startProgress(w io.Writer, msg string) *progress {
-	p := &progress{w: w, msg: msg, start: time.Now(), done: make(chan struct{})}
+	p := &progress{w: w, msg: msg, start: time.Now(), delay: progressDelay, done: make(chan struct{})}
 	if !isTerminal(w) {
+		p.delay = -1
 		return p
 	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		select {
-		case <-time.After(progressDelay):
+		case <-time.After(p.delay):
 		case <-p.done:
 			return
 		}
@@ -168,11 +170,13 @@ func (p *progress) show() {
 	p.shown = true
 }
 
-// stop stops the display and, if anything was shown, ends its line.
+// stop stops the display and, if anything was shown or the work took
+// longer than the delay, shows the final line (whether the display's
+// goroutine ran meanwhile depends on the scheduler).
 func (p *progress) stop() {
 	close(p.done)
 	p.wg.Wait()
-	if p.shown {
+	if p.shown || p.delay >= 0 && time.Since(p.start) >= p.delay {
 		p.show()
 		fmt.Fprintln(p.w)
 	}

@@ -145,6 +145,17 @@ func TestLidiaProgress(t *testing.T) {
 		t.Errorf("progress: status %d, stderr %q", status, errOut)
 	}
 
+	// Work that ends before the display's goroutine has run (a loaded
+	// machine) still ends with its line: it took longer than the delay.
+	for range 100 {
+		var buf bytes.Buffer
+		p := startProgress(&buf, "msg")
+		p.stop()
+		if s := buf.String(); !strings.HasPrefix(s, "\rmsg, ") || !strings.HasSuffix(s, "s\x1b[K\n") || strings.Count(s, "\n") != 1 {
+			t.Fatalf("progress stopped at once: %q", s)
+		}
+	}
+
 	// Not a terminal, or quick work: nothing.
 	progressDelay = time.Hour
 	if _, errOut, _ := gosymCmd(t, "", "lidia", b.Path, "-o", out); errOut != "" {

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
 // govulncheckVersion is the release of golang.org/x/vuln whose extraction
@@ -96,6 +99,9 @@ func extractSymbols(t *testing.T, path string) (pairs map[[2]string]bool, noPkg 
 // govulncheck reads build info, so binaries built before Go 1.13 give it
 // nothing to compare.
 func TestSymbolsGovulncheck(t *testing.T) {
+	if os.Getenv(testcorpus.DirEnv) == "" {
+		objtest.SkipUnlessHeavy(t) // builds govulncheck; the differential phase runs it on the full matrix
+	}
 	for _, b := range corpus(t) {
 		t.Run(b.Name, func(t *testing.T) { compareGovulncheck(t, b.Path) })
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +21,9 @@ import (
 // ranges, byte for byte; and its stripped twin against the unstripped
 // build.
 func TestAddr2lineGoToolAIX(t *testing.T) {
+	if os.Getenv("GOSYM_RELEASES") == "" {
+		objtest.SkipUnlessHeavy(t) // the releases phase sets GOSYM_RELEASES
+	}
 	if testing.Short() {
 		t.Skip("cross builds")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
+	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 // miniCore builds a small core file: one PT_NOTE with an NT_PRSTATUS of
@@ -126,6 +127,9 @@ func TestMiniCore(t *testing.T) {
 func TestCrashCores(t *testing.T) {
 	for _, tg := range coretest.Targets {
 		t.Run(tg.GOARCH, func(t *testing.T) {
+			if tg.GOARCH != "amd64" {
+				objtest.SkipUnlessHeavy(t) // qemu-user runs
+			}
 			t.Parallel()
 			dir := t.TempDir()
 			run, err := coretest.Crash(dir, tg, "")

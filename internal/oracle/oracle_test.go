@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
 // progMain is a program with known inline chains. Each probe calls where
@@ -350,6 +352,7 @@ func TestRuntimeToolchains(t *testing.T) {
 // executable format against the host build (all builds compile the same
 // source files, so they record the same file names and lines).
 func TestCrossFormats(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
 		t.Skip("needs a host whose binaries carry DWARF")
 	}

@@ -185,6 +185,17 @@ func Crash(dir string, tg Target, goroot string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(run) == 0 && !hostRuns(exe) {
+		// A kernel without 32-bit support (no IA32 emulation) refuses
+		// linux/386 binaries: run it under qemu-user, which writes the
+		// guest's core.
+		q := map[string]string{"amd64": "qemu-x86_64", "386": "qemu-i386"}[tg.GOARCH]
+		path, err := exec.LookPath(q)
+		if err != nil {
+			return nil, fmt.Errorf("%w: this kernel does not run linux/%s binaries, and %s is not installed (apt-get install qemu-user)", ErrUnavailable, tg.GOARCH, q)
+		}
+		run = []string{path}
+	}
 	for _, old := range globCores(dir) {
 		os.Remove(old)
 	}
@@ -221,19 +232,35 @@ func Crash(dir string, tg Target, goroot string) (*Run, error) {
 	return &Run{Binary: exe, Unstripped: twin, Output: out.String(), Core: cores[0]}, nil
 }
 
+// hostRuns reports whether the kernel runs exe itself: one without 32-bit
+// support (IA32 emulation) refuses linux/386 binaries with ENOEXEC.
+func hostRuns(exe string) bool {
+	cmd := exec.Command(exe)
+	if err := cmd.Start(); err != nil {
+		return !errors.Is(err, syscall.ENOEXEC)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	return true
+}
+
 func globCores(dir string) []string {
 	a, _ := filepath.Glob(filepath.Join(dir, "core*"))
 	b, _ := filepath.Glob(filepath.Join(dir, "qemu_*.core"))
 	return append(a, b...)
 }
 
-// Gcore builds the program for the host's architecture into dir, runs it
-// until every goroutine spins, dumps it with gdb's gcore (every thread
-// stopped where it runs: the spinning goroutines at their loop), then
-// kills it with SIGQUIT under GOTRACEBACK=crash. The spinning goroutines
-// have not moved in between (asynchronous preemption is off), so the
-// runtime's frames for them are those of the core's threads. gcore writes
-// every mapping, about 1.2 GB for this program on amd64.
+// Gcore builds the program for the host's architecture into dir, and its
+// unstripped twin, runs it until every goroutine spins, dumps it with
+// gdb's gcore (every thread stopped where it runs), then kills it with
+// SIGQUIT under GOTRACEBACK=crash. A spinning goroutine does not leave its
+// loop in between (asynchronous preemption is off), so where gcore caught
+// its thread in the loop, the runtime's frames for it are those of the
+// core's thread but for the innermost PC (Spinning). Where gcore catches a
+// thread depends on the scheduler: on a loaded machine, a spinning
+// goroutine's thread can be elsewhere (in the runtime, or descheduled
+// before its loop). gcore writes every mapping, about 1.2 GB for this
+// program on amd64.
 func Gcore(dir, goarch string) (*Run, error) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" || goarch != "amd64" && goarch != "386" {
 		return nil, fmt.Errorf("%w: gcore runs here for linux/amd64 and 386 only", ErrUnavailable)
@@ -245,6 +272,13 @@ func Gcore(dir, goarch string) (*Run, error) {
 	exe, err := Build(dir, goarch, "", true)
 	if err != nil {
 		return nil, err
+	}
+	twin, err := Build(dir, goarch, "", false)
+	if err != nil {
+		return nil, err
+	}
+	if !hostRuns(exe) {
+		return nil, fmt.Errorf("%w: this kernel does not run linux/%s binaries (no IA32 emulation), and gcore cannot dump a qemu-user guest", ErrUnavailable, goarch)
 	}
 	cmd := exec.Command(exe)
 	cmd.Dir = dir
@@ -275,7 +309,7 @@ func Gcore(dir, goarch string) (*Run, error) {
 	for sc.Scan() {
 	}
 	cmd.Wait()
-	return &Run{Binary: exe, Output: stderr.String(), Core: fmt.Sprintf("%s.%d", prefix, cmd.Process.Pid)}, nil
+	return &Run{Binary: exe, Unstripped: twin, Output: stderr.String(), Core: fmt.Sprintf("%s.%d", prefix, cmd.Process.Pid)}, nil
 }
 
 // Goroutine is a goroutine of the runtime's output with the registers
@@ -322,4 +356,40 @@ func Goroutines(output, lrName string) []Goroutine {
 		}
 	}
 	return out
+}
+
+// Spinning returns the goroutines of a Gcore run's output that spin in
+// the program's main.spin functions, by their SP: the thread's SP when
+// SIGQUIT interrupted it, constant in the loop.
+func Spinning(output string) map[uint64]Goroutine {
+	spin := make(map[uint64]Goroutine)
+	for _, g := range Goroutines(output, "") {
+		if g.Signal && strings.HasPrefix(g.Frames[0].Func, "main.spin") {
+			spin[g.SP] = g
+		}
+	}
+	return spin
+}
+
+// InLoop reports whether frames, unwound from a thread's registers in a
+// Gcore core, start in g's loop: in g's innermost function, at its SP.
+func (g Goroutine) InLoop(frames []oracle.TracebackFrame) bool {
+	return len(frames) > 0 && frames[0].Func == g.Frames[0].Func && frames[0].SP == g.SP
+}
+
+// SameFrames reports whether frames, unwound from the registers of a
+// thread caught in g's loop, are the runtime's frames for g: the same
+// functions at the same SPs, and the same PCs but for the innermost one,
+// which is the thread's own register and may be at another instruction
+// of the loop ("for {}" is a NOP and a jump back to it).
+func (g Goroutine) SameFrames(frames []oracle.TracebackFrame) bool {
+	if len(frames) != len(g.Frames) || !g.InLoop(frames) {
+		return false
+	}
+	for i := 1; i < len(frames); i++ {
+		if w := g.Frames[i]; frames[i].PC != w.PC || frames[i].SP != w.SP || frames[i].Func != w.Func {
+			return false
+		}
+	}
+	return true
 }
