@@ -33,7 +33,11 @@ type InlinedCall struct {
 }
 
 // maxInlineDepth bounds the walk from an inlined call to its physical
-// function, so that a corrupt tree whose parent PCs form a cycle ends.
+// function. Each step of the walk goes to a lower index (so a cyclic tree
+// ends at its first step back), and each decodes up to three pc-value
+// tables; the bound keeps a lookup in a damaged tree whose indices merely
+// decrease from a large one to a small multiple of the function's size.
+// Real trees are a few dozen calls deep at most.
 const maxInlineDepth = 1 << 10
 
 // inlinedCall is an inline tree record, whatever its version.
@@ -76,7 +80,7 @@ func (f Function) inlineTree() (tree inlineTree, ok bool, err error) {
 const (
 	errTreeOutside = "inline tree is not in the file"
 	errBadRecord   = "inline record out of range or unnamed"
-	errTreeCycle   = "inline tree is cyclic"
+	errTreeDeep    = "inline tree is deeper than 1024 calls"
 	errTreeOrder   = "inline tree lists a call before its caller"
 )
 

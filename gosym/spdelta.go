@@ -33,7 +33,7 @@ func (f Function) spDelta(pc uint64) (int32, error) {
 	if off == 0 {
 		return 0, f.formatError("no pcsp table")
 	}
-	it := newPCIter(f.t.hdr.pctab, off, f.entry, f.t.hdr.quantum)
+	it := newPCIter(f.t.hdr.pctab, off, f.entry, f.End(), f.t.hdr.quantum)
 	for it.next() {
 		if pc < it.hi {
 			return it.val, nil

@@ -1,0 +1,201 @@
+package gosym
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// Hostile inputs of the third round of issues (issue 21): pc-value
+// tables of zero bytes and inline trees whose walk does not step down
+// (r01), built from the newest fuzz base; the helpers here build the
+// other cases (names, functab, padding) next to their areas' tests.
+
+// newestBase returns a copy of the newest fuzz base, its Table, and the
+// index of its pclntab section.
+func newestBase(t *testing.T) (*memObject, *Table, int) {
+	t.Helper()
+	loadFuzzBases(t)
+	base := fuzzBases.objs[len(fuzzBases.objs)-1]
+	sec := base.section(".gopclntab")
+	if sec < 0 {
+		t.Fatal("no .gopclntab")
+	}
+	m := damaged(base, sec, 0, nil, 0) // a copy of the section, to patch
+	tab, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, tab, sec
+}
+
+// sectionOffset returns the offset of sub, a slice of sec, in sec.
+func sectionOffset(t *testing.T, sec, sub []byte) int {
+	t.Helper()
+	off, ok := offsetIn(sec, sub)
+	if !ok {
+		t.Fatal("slice not in the section")
+	}
+	return int(off)
+}
+
+// functionOfSize returns a function of tab with an inline tree, of at
+// least min and at most max bytes.
+func functionOfSize(t *testing.T, tab *Table, min, max uint64) Function {
+	t.Helper()
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := f.inlineTree(); ok && err == nil && f.End()-f.Entry() >= min && f.End()-f.Entry() <= max {
+			return f
+		}
+	}
+	t.Fatalf("no function with an inline tree of %d to %d bytes", min, max)
+	return Function{}
+}
+
+// countPairs returns how many pairs a walk of the table at off decodes.
+func countPairs(f Function, off uint32) int {
+	n := 0
+	for it := f.rangeIter(off); it.next(); {
+		n++
+	}
+	return n
+}
+
+// TestZeroPairRuns points a function's pcln, pcfile and InlTreeIndex
+// tables at a run of zero bytes longer than the function (r01: the
+// runtime's decoder reads such a run as pairs that keep the PC at the
+// entry, and a lookup decoded it again at every step of the inline walk).
+// Every walk must decode at most one pair per PC of the function (here
+// none: a pair that does not advance the PC ends the table), the unrolled
+// decoder must agree with the iterator at every PC, and lookups must
+// answer without allocating.
+func TestZeroPairRuns(t *testing.T) {
+	m, tab, sec := newestBase(t)
+	f := functionOfSize(t, tab, 64, 512)
+	size := f.End() - f.Entry()
+	l := &tab.layout
+	d := m.data[sec]
+	rec := sectionOffset(t, d, f.rec())
+	run := sectionOffset(t, d, tab.hdr.pctab) + int(f.field(l.pcln))
+	zeros := 4*int(size) + 64 // more pairs than the function has PCs
+	clear(d[run : run+zeros])
+	off := f.field(l.pcln)
+	rd := tab.hdr.rd
+	for _, field := range []int{l.pcfile, l.fixedSize + 4*l.pcdataInlIndex} {
+		if rd.bigEndian {
+			binary.BigEndian.PutUint32(d[rec+field:], off)
+		} else {
+			binary.LittleEndian.PutUint32(d[rec+field:], off)
+		}
+	}
+	bad, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := bad.ResolveFunction(f.Entry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _, _ := g.inlineTree()
+	for _, o := range []uint32{g.field(l.pcln), g.field(l.pcfile), tree.index} {
+		if o != off {
+			t.Fatalf("table at %#x, want the run at %#x", o, off)
+		}
+		if n, bound := countPairs(g, o), int(size/uint64(bad.hdr.quantum))+1; n > bound {
+			t.Errorf("a walk of %d zero bytes decodes %d pairs, more than the %d the function's size allows", zeros, n, bound)
+		}
+	}
+	var locs []Location
+	for pc := g.Entry(); pc < g.End(); pc++ {
+		it := g.rangeIter(off)
+		if v, w := bad.pcvalue(off, g.Entry(), pc), it.at(pc); v != w {
+			t.Fatalf("pc %#x: pcvalue %d, pcIter %d", pc, v, w)
+		}
+		if locs, err = g.ResolveLocations(pc, locs); err != nil || len(locs) != 1 || locs[0].Line != 0 {
+			t.Fatalf("pc %#x: ResolveLocations = %+v, %v; want the function alone, line unknown", pc, locs, err)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { locs, _ = g.ResolveLocations(g.Entry()+size/2, locs) }); n != 0 && !raceEnabled {
+		t.Errorf("ResolveLocations over zero runs allocates %v times", n)
+	}
+}
+
+// TestPCValueAgrees checks the unrolled decoder against the iterator at
+// every PC of the sample functions of the newest fuzz base, and that no
+// walk decodes more pairs than the function has PCs.
+func TestPCValueAgrees(t *testing.T) {
+	_, tab, samples := newestInlined(t)
+	l := &tab.layout
+	for _, smp := range samples {
+		f := smp.f
+		for _, off := range []uint32{f.field(l.pcln), f.field(l.pcfile), f.field(l.pcsp), smp.tree.index} {
+			if n, bound := countPairs(f, off), int((f.End()-f.Entry())/uint64(tab.hdr.quantum))+1; n > bound {
+				t.Errorf("%s: table at %#x: %d pairs, more than %d", f.Name(), off, n, bound)
+			}
+			it := f.rangeIter(off)
+			for pc := f.Entry(); pc < f.End() && pc < f.Entry()+4096; pc++ {
+				if v, w := tab.pcvalue(off, f.Entry(), pc), it.at(pc); v != w {
+					t.Fatalf("%s pc %#x: pcvalue %d, pcIter %d", f.Name(), pc, v, w)
+				}
+			}
+		}
+	}
+}
+
+// patchParentPC returns a copy of the newest base in which the record of
+// the innermost inlined call at an inlined sample PC has parentPC set to
+// parent(pc - entry), with that PC and its Table.
+func patchParentPC(t *testing.T, parent func(f Function, pcOff uint64) uint32) (*Table, uint64) {
+	t.Helper()
+	base, tab, samples := newestInlined(t)
+	parentPCOff := map[inlKind]uint32{inl112: 16, inl120: 8}[tab.layout.inlKind]
+	for _, smp := range samples {
+		pc, f, tree := smp.pc, smp.f, smp.tree
+		ix := tab.pcvalue(tree.index, f.Entry(), pc)
+		if ix < 0 {
+			continue
+		}
+		addr, _ := f.funcdata(tab.layout.funcdataInlTree)
+		recAddr := addr + uint64(ix)*uint64(tab.layout.inlRecordSize)
+		for sec, h := range base.hdrs {
+			if recAddr < h.Addr || recAddr >= h.Addr+uint64(len(base.data[sec])) {
+				continue
+			}
+			var patch [4]byte
+			binary.LittleEndian.PutUint32(patch[:], parent(f, pc-f.Entry()))
+			bad, err := NewTable(damaged(base, sec, uint32(recAddr-h.Addr)+parentPCOff, patch[:], 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bad, pc
+		}
+	}
+	t.Fatal("no inlined PC found to damage")
+	return nil, 0
+}
+
+// TestInlineWalkStepsDown makes an inlined call's parent PC point at a PC
+// of the call itself (a cycle of one) and past the function's end: the
+// walk must stop at its first step, with the error that says so, rather
+// than walk the cycle to the depth bound, decoding the tables at every
+// step (r01).
+func TestInlineWalkStepsDown(t *testing.T) {
+	for _, tc := range []struct {
+		what   string
+		parent func(f Function, pcOff uint64) uint32
+		msg    string
+	}{
+		{"cycle", func(f Function, pcOff uint64) uint32 { return uint32(pcOff) }, errTreeOrder},
+		{"past the end", func(f Function, pcOff uint64) uint32 { return uint32(f.End() - f.Entry()) }, errBadRecord},
+	} {
+		bad, pc := patchParentPC(t, tc.parent)
+		_, err := bad.ResolveLocations(pc, nil)
+		var fe *FormatError
+		if !errors.As(err, &fe) || fe.Msg != tc.msg {
+			t.Errorf("%s: ResolveLocations = %v, want a FormatError %q", tc.what, err, tc.msg)
+		}
+	}
+}
