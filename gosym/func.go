@@ -77,8 +77,12 @@ func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 	if size > uint64(len(rec)) {
 		return bad("record truncated")
 	}
-	if uint64(rd.u32(rec[l.nameOff:])) >= uint64(len(t.hdr.names)) {
+	nameOff := uint64(rd.u32(rec[l.nameOff:]))
+	if nameOff >= uint64(len(t.hdr.names)) {
 		return bad("name offset out of range")
+	}
+	if _, ok := t.names.lookup(nameOff); !ok {
+		return bad("name has no NUL within 64 KiB")
 	}
 	return Function{t: t, entry: entry, off: uint32(off), idx: uint32(i)}, true, nil
 }

@@ -99,7 +99,8 @@ func (f Function) formatError(msg string) error {
 }
 
 // record decodes record ix of the tree. ok is false if the record is
-// outside the tree's data or names no function.
+// outside the tree's data or names no function (its name is outside the
+// table or not NUL-terminated within maxString bytes).
 func (f Function) record(tree inlineTree, ix int32) (c inlinedCall, ok bool) {
 	l := &f.t.layout
 	size := uint64(l.inlRecordSize)
@@ -121,7 +122,8 @@ func (f Function) record(tree inlineTree, ix int32) (c inlinedCall, ok bool) {
 		c.funcID, c.parent = r[0], -1
 		c.nameOff, c.parentPC, c.startLine = rd.u32(r[4:]), rd.u32(r[8:]), int32(rd.u32(r[12:]))
 	}
-	return c, uint64(c.nameOff) < uint64(len(f.t.hdr.names))
+	_, named := f.t.names.lookup(uint64(c.nameOff))
+	return c, named
 }
 
 // callName returns the inlined function's name.

@@ -44,8 +44,8 @@ func (t *Table) Files() iter.Seq[string] {
 		}
 		// Go 1.16+: the paths one after another, each NUL-terminated.
 		for off, k := uint64(0), uint64(0); k < t.hdr.nfiles && off < uint64(len(t.hdr.filetab)); k++ {
-			name := t.files.at(off)
-			if !emit(name) {
+			name, ok := t.files.lookup(off)
+			if !ok || !emit(name) {
 				return
 			}
 			off += uint64(len(name)) + 1
