@@ -12,6 +12,11 @@ var (
 	// ErrCorrupted reports a symbol table that is inconsistent. Errors
 	// that wrap it are *FormatError values saying what was wrong where.
 	ErrCorrupted = errors.New("corrupt symbol table")
+	// ErrPadding reports a PC in the alignment padding after a function's
+	// code (inside [Entry, End), past the end of its tables), where no
+	// instruction runs: Function.SPDelta has no value there. It is not
+	// damage: every sound binary has such PCs.
+	ErrPadding = errors.New("gosym: pc is in the padding after a function's code")
 	// ErrNoTable reports an object that holds no Go symbol table.
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.

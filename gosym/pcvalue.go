@@ -20,6 +20,7 @@ type pcIter struct {
 	end     uint64 // the function's end: the walk stops at a pair that reaches it
 	lo, hi  uint64 // the current value holds for [lo, hi)
 	val     int32
+	ended   bool // the walk met the table's terminator (not damage)
 }
 
 // newPCIter starts walking the table at off in pctab for a function
@@ -42,7 +43,7 @@ func (it *pcIter) next() bool {
 	}
 	uv, n := uvarint(p)
 	if n == 0 || (uv == 0 && it.hi != it.entry) {
-		it.p = nil
+		it.p, it.ended = nil, n != 0
 		return false
 	}
 	p = p[n:]
