@@ -85,7 +85,7 @@ func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 	if nameOff >= uint64(len(t.hdr.names)) {
 		return bad("name offset out of range")
 	}
-	if _, ok := t.names.lookup(nameOff); !ok {
+	if _, ok := stringLen(t.hdr.names, nameOff); !ok {
 		return bad("name has no NUL within 64 KiB")
 	}
 	return Function{t: t, entry: entry, off: uint32(off), idx: uint32(i)}, true, nil

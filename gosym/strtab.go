@@ -38,19 +38,23 @@ func (s *strtab) at(off uint64) string {
 // has no NUL within maxString bytes.
 func (s *strtab) lookup(off uint64) (str string, ok bool) {
 	s.once.Do(func() { s.buf = bytes.Clone(s.src) })
-	if off >= uint64(len(s.buf)) {
-		return "", false
+	n, ok := stringLen(s.buf, off)
+	if n == 0 {
+		return "", ok
 	}
-	b := s.buf[off:]
-	b = b[:min(len(b), maxString+1)]
-	i := bytes.IndexByte(b, 0)
-	if i < 0 {
-		return "", false
+	return unsafe.String(&s.buf[off], n), true
+}
+
+// stringLen returns the length of the string at off in a table of
+// NUL-terminated strings; ok is false when off is outside the table or no
+// NUL ends the string within maxString bytes.
+func stringLen(tab []byte, off uint64) (n int, ok bool) {
+	if off >= uint64(len(tab)) {
+		return 0, false
 	}
-	if i == 0 {
-		return "", true
-	}
-	return unsafe.String(&b[0], i), true
+	b := tab[off:]
+	n = bytes.IndexByte(b[:min(len(b), maxString+1)], 0)
+	return max(n, 0), n >= 0
 }
 
 // ref returns the offset and length of a string that at returned, for
