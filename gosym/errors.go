@@ -3,6 +3,7 @@ package gosym
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 var (
@@ -10,7 +11,10 @@ var (
 	// function it was asked of.
 	ErrPCNotFound = errors.New("gosym: pc not found")
 	// ErrCorrupted reports a symbol table that is inconsistent. Errors
-	// that wrap it are *FormatError values saying what was wrong where.
+	// of lookups that wrap it are *FormatError values saying what was
+	// wrong where; NewTable's for an object whose sections cannot be read,
+	// and BuildInfo's for build information that cannot be parsed, wrap
+	// the object's or the parser's error too.
 	ErrCorrupted = errors.New("corrupt symbol table")
 	// ErrPadding reports a PC in the alignment padding after a function's
 	// code (inside [Entry, End), past the end of its tables), where no
@@ -85,3 +89,13 @@ type nameError struct{ name string }
 func (e *nameError) Error() string { return fmt.Sprintf("gosym: %s: function not found", e.name) }
 
 func (e *nameError) Is(target error) bool { return target == ErrFunctionNotFound }
+
+// objectError returns the error of NewTable for an error of the object it
+// reads: one that matches ErrCorrupted and wraps err, unless err reports a
+// closed object (fs.ErrClosed), which is returned as it is.
+func objectError(err error) error {
+	if errors.Is(err, fs.ErrClosed) || errors.Is(err, ErrCorrupted) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrCorrupted, err)
+}

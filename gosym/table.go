@@ -74,14 +74,16 @@ func Open(name string) (*Table, error) {
 // the build info and, for Go 1.18 and later, the moduledata that gives the
 // text base and the funcdata base. Its work does not depend on the number
 // of functions. An object without a Go symbol table gets ErrNoTable; an
-// inconsistent one a *FormatError, which wraps ErrCorrupted.
+// inconsistent one a *FormatError, which wraps ErrCorrupted; an object
+// whose sections cannot be read an error that wraps both ErrCorrupted and
+// the object's own error (fs.ErrClosed, for a closed object, instead).
 //
 // The Table reads obj's section data for as long as it is in use; obj
 // must stay valid that long.
 func NewTable(obj object.Object) (*Table, error) {
 	secs, err := obj.Sections()
 	if err != nil {
-		return nil, err
+		return nil, objectError(err)
 	}
 	mem := addrspace.FromObject(obj, secs)
 	data, addr, foundBy, err := findPclntab(obj, secs, mem)
