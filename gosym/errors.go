@@ -25,9 +25,18 @@ var (
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.
 	ErrFunctionNotFound = errors.New("gosym: function not found")
-	// ErrClosed reports a lookup in a Table after Close.
-	ErrClosed = errors.New("gosym: table is closed")
+	// ErrClosed reports a lookup in a Table after Close. It matches
+	// fs.ErrClosed too, as the errors of an os.File after Close do.
+	ErrClosed error = closedError{}
 )
+
+// closedError is ErrClosed.
+type closedError struct{}
+
+func (closedError) Error() string { return "gosym: table is closed" }
+
+// Is reports whether target is fs.ErrClosed.
+func (closedError) Is(target error) bool { return target == fs.ErrClosed }
 
 // A FormatError reports an inconsistency in a symbol table: what is wrong,
 // and where. It wraps ErrCorrupted. Its message reads "corrupt symbol

@@ -134,9 +134,16 @@ func NewTable(obj object.Object) (*Table, error) {
 	return t, nil
 }
 
-// Close marks the table closed: lookups after it return ErrClosed. A
-// Function obtained earlier, Info and every string returned keep answering
-// as before. For a Table made by Open, Close closes the object too, whose
+// Close marks the table closed. After it, every lookup (the methods of
+// Table and Function that return an error or yield one: ResolveFunction,
+// ResolveLocations, Functions, LookupFunction, LookupFunctions, LinePCs,
+// Unwind, and Function's ResolveLocations, Lines, InlinedCalls,
+// InlineFunctions and SPDelta) returns ErrClosed, which matches
+// fs.ErrClosed as an os.File's errors after Close do, and Files yields
+// nothing. What was read when the table was opened keeps answering:
+// BuildInfo, Info, GoVersion, NumFunctions, and the getters of a Function
+// obtained earlier (Name, Entry, End, File, ...), as does every string
+// returned. For a Table made by Open, Close closes the object too, whose
 // memory is released once nothing refers to the Table. Close of a Table
 // made by NewTable does not close its Object. A second Close does nothing
 // and returns nil.
