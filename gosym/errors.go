@@ -25,6 +25,9 @@ var (
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.
 	ErrFunctionNotFound = errors.New("gosym: function not found")
+	// ErrFileNotFound reports a source file name (given to LinePCs) that
+	// no function's code comes from.
+	ErrFileNotFound = errors.New("gosym: file not found")
 	// ErrClosed reports a lookup in a Table after Close. It matches
 	// fs.ErrClosed too, as the errors of an os.File after Close do.
 	ErrClosed error = closedError{}
@@ -98,6 +101,14 @@ type nameError struct{ name string }
 func (e *nameError) Error() string { return fmt.Sprintf("gosym: %s: function not found", e.name) }
 
 func (e *nameError) Is(target error) bool { return target == ErrFunctionNotFound }
+
+// fileError reports a file name that no function's code comes from. It
+// matches ErrFileNotFound.
+type fileError struct{ file string }
+
+func (e *fileError) Error() string { return fmt.Sprintf("gosym: %s: file not found", e.file) }
+
+func (e *fileError) Is(target error) bool { return target == ErrFileNotFound }
 
 // objectError returns the error of NewTable for an error of the object it
 // reads: one that matches ErrCorrupted and wraps err, unless err reports a

@@ -160,6 +160,9 @@ func exerciseIndexes(t *testing.T, tab *Table, pcs []uint64) {
 		check(err)
 	}
 	lines, err := tab.LinePCs(locs[0].File, locs[0].Line, nil)
+	if locs[0].File == "" && errors.Is(err, ErrFileNotFound) {
+		err = nil
+	}
 	check(err)
 	if err == nil && len(lines) == 0 && locs[0].File != "" && locs[0].Line > 0 {
 		t.Errorf("LinePCs(%s, %d) finds nothing, though %#x is there", locs[0].File, locs[0].Line, pcs[0])
