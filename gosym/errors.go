@@ -21,6 +21,12 @@ var (
 	// instruction runs: Function.SPDelta has no value there. It is not
 	// damage: every sound binary has such PCs.
 	ErrPadding = errors.New("gosym: pc is in the padding after a function's code")
+	// ErrNoFrameData reports a function without frame data (no pcsp
+	// table), for which Function.SPDelta has no value: a linker marker
+	// without code, such as go:textfipsstart, or an external function,
+	// such as the race detector's C code, through which the runtime's
+	// unwinder does not walk (Table.Unwind ends there). It is not damage.
+	ErrNoFrameData = errors.New("gosym: function has no frame data")
 	// ErrNoTable reports an object that holds no Go symbol table.
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.

@@ -18,8 +18,8 @@ package gosym
 // A function's range [Entry, End) ends at the next function's entry, so
 // it includes the alignment padding after the function's code, where no
 // instruction runs and the pcsp table says nothing: there SPDelta returns
-// ErrPadding, not an error about damage. A table that cannot be read
-// gives a *FormatError.
+// ErrPadding, not an error about damage. A function without a pcsp table
+// gives ErrNoFrameData. A table that cannot be read gives a *FormatError.
 func (f Function) SPDelta(pc uint64) (int32, error) {
 	if f.t == nil {
 		return 0, ErrPCNotFound
@@ -37,7 +37,7 @@ func (f Function) SPDelta(pc uint64) (int32, error) {
 func (f Function) spDelta(pc uint64) (int32, error) {
 	off := f.field(f.t.layout.pcsp)
 	if off == 0 {
-		return 0, f.formatError("no pcsp table")
+		return 0, ErrNoFrameData
 	}
 	it := newPCIter(f.t.hdr.pctab, off, f.entry, f.End(), f.t.hdr.quantum)
 	for it.next() {

@@ -271,15 +271,21 @@ func TestSPDeltaCFICross(t *testing.T) {
 // TestSPDeltaPadding checks SPDelta at the end of every function of the
 // newest base (r11): the PCs after the function's code, up to the next
 // entry, are padding, which gives ErrPadding, never a corrupt-table error,
-// and only at the end; a pcsp table whose varint is cut gives ErrCorrupted.
+// and only at the end; a function without a pcsp table (the linker's
+// go:textfipsstart marker) gives ErrNoFrameData; a pcsp table whose varint
+// is cut gives ErrCorrupted.
 func TestSPDeltaPadding(t *testing.T) {
 	m, tab, sec := newestBase(t)
-	padded := 0
+	padded, noData := 0, 0
 	for f, err := range tab.Functions() {
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f.field(tab.layout.pcsp) == 0 {
+			if _, err := f.SPDelta(f.Entry()); !errors.Is(err, ErrNoFrameData) {
+				t.Errorf("%s without a pcsp table: SPDelta = %v, want ErrNoFrameData", f.Name(), err)
+			}
+			noData++
 			continue
 		}
 		inPadding := false
@@ -299,7 +305,7 @@ func TestSPDeltaPadding(t *testing.T) {
 	if padded == 0 {
 		t.Error("no padding found")
 	}
-	t.Logf("%d padding PCs", padded)
+	t.Logf("%d padding PCs, %d functions without frame data", padded, noData)
 
 	f := functionOfSize(t, tab, 64, 1<<20)
 	d := m.data[sec]
