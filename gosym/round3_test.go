@@ -3,7 +3,11 @@ package gosym
 import (
 	"encoding/binary"
 	"errors"
+	"path/filepath"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/alloctest"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // Hostile inputs of the third round of issues (issue 21): pc-value
@@ -196,6 +200,61 @@ func TestInlineWalkStepsDown(t *testing.T) {
 		var fe *FormatError
 		if !errors.As(err, &fe) || fe.Msg != tc.msg {
 			t.Errorf("%s: ResolveLocations = %v, want a FormatError %q", tc.what, err, tc.msg)
+		}
+	}
+}
+
+// TestSharedRound3Cases runs the reproducers of issue 21 that damage the
+// symbol table (../shared/cases/round3/r01-*, r05-*, r10-* beside the
+// repository), when they are there: NewTable fails with ErrCorrupted, or
+// a lookup pass over every PC (see lookupPass), a lookup by name and a
+// pass over Functions allocate at most four times the input, and no
+// Function ends before its entry. TESTING.md ("Hostile input, round 3")
+// has their times before and after.
+func TestSharedRound3Cases(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector, so pooled scratch memory is allocated again")
+	}
+	var paths []string
+	for _, p := range []string{"r01-*.bin.gz", "r05-*.bin.gz", "r10-*.bin.gz"} {
+		m, _ := filepath.Glob("../../shared/cases/round3/" + p)
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		t.Skip("../shared/cases/round3 is not beside the repository (the tests above build the same damage)")
+	}
+	for _, p := range paths {
+		bin := gunzipFile(t, p)
+		obj, err := object.NewBytes(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tab *Table
+		n := alloctest.Bytes(func() { tab, err = NewTable(obj) })
+		if err != nil {
+			if !errors.Is(err, ErrCorrupted) || n > 1<<20 {
+				t.Errorf("%s: NewTable = %v, allocating %d bytes; want ErrCorrupted", p, err, n)
+			}
+			t.Logf("%s: %v", filepath.Base(p), err)
+			continue
+		}
+		var lookups, failed, funcs int
+		n = alloctest.Bytes(func() {
+			lookups, failed = lookupPass(tab)
+			tab.LookupFunction("main.main")
+			for f, err := range tab.Functions() {
+				if err != nil {
+					break
+				}
+				if f.End() < f.Entry() {
+					t.Errorf("%s: Functions yields %s with End %#x < Entry %#x", p, f.Name(), f.End(), f.Entry())
+				}
+				funcs++
+			}
+		})
+		t.Logf("%s: %d functions, %d lookups, %d failed, %d bytes allocated (%.2f × the input)", filepath.Base(p), funcs, lookups, failed, n, float64(n)/float64(len(bin)))
+		if n > 4*uint64(len(bin)) {
+			t.Errorf("%s: the passes allocated %d bytes, more than 4 × %d", p, n, len(bin))
 		}
 	}
 }
