@@ -48,6 +48,11 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 			Wrapper:   f.wrapperCall(c),
 		})
 		ix := fr.ix
+		if depth == cacheDepth && u.lines == nil {
+			// A deep walk: decode f's tables once, rather than again
+			// at each further step.
+			u.decode()
+		}
 		if fr, ok = u.caller(c); !ok {
 			return buf[:0], f.formatError(errBadRecord)
 		}
@@ -98,13 +103,31 @@ func (fr inlineFrame) inlined() bool { return fr.ix >= 0 }
 
 // init sets u up to walk the frames of f.
 func (u *inlineUnwinder) init(f Function) (err error) {
-	u.f, u.lines = f, f.t.lines.get(f)
+	u.f, u.lines = f, f.t.lines.get(f, false)
 	if u.lines != nil {
 		u.tree, u.hasTree = u.lines.tree, u.lines.hasTree
 		return nil
 	}
 	u.tree, u.hasTree, err = f.inlineTree()
 	return err
+}
+
+// cacheDepth is the depth of an inline walk from which ResolveLocations
+// reads the function's decoded line tables, decoding them (into the line
+// cache) if they are not yet: each step of a walk from the tables decodes
+// up to three tables from the entry, and real inline trees are a few
+// calls deep (six in the go command and the compiler), while a damaged
+// tree can chain up to maxInlineDepth calls. A lookup then decodes each
+// table at most cacheDepth+1 times, unless the function cannot be cached
+// (the cache is full, or its tables do not fit a funcLines).
+const cacheDepth = 4
+
+// decode switches u to f's decoded line tables, if the line cache can
+// hold them. The answers do not change.
+func (u *inlineUnwinder) decode() {
+	if fl := u.f.t.lines.get(u.f, true); fl != nil {
+		u.lines = fl
+	}
 }
 
 // at returns the innermost frame at pc.

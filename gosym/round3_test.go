@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
@@ -257,4 +258,55 @@ func TestSharedRound3Cases(t *testing.T) {
 			t.Errorf("%s: the passes allocated %d bytes, more than 4 × %d", p, n, len(bin))
 		}
 	}
+}
+
+// TestDeepWalkDecodesOnce checks that the first lookup at a PC whose
+// inline walk is more than cacheDepth calls deep decodes the function's
+// tables into the line cache (so that they are decoded once, not at each
+// step; r01), and answers as a Table without a cache does.
+func TestDeepWalkDecodesOnce(t *testing.T) {
+	_, tab, _ := newestBase(t)
+	var deep Function
+	var pc uint64
+	var locs []Location
+search:
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := f.Entry(); p < f.End(); p++ {
+			if locs, err = f.ResolveLocations(p, locs); err == nil && len(locs) > cacheDepth+2 {
+				deep, pc = f, p
+				break search
+			}
+		}
+	}
+	if deep.t == nil {
+		t.Skipf("no inline walk deeper than %d calls", cacheDepth+1)
+	}
+	fresh := func(limit int64) *Table {
+		m, _, _ := newestBase(t)
+		tab, err := NewTable(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab.SetLineCacheLimit(limit)
+		return tab
+	}
+	cached, uncached := fresh(DefaultLineCacheLimit), fresh(0)
+	got, err := cached.ResolveLocations(pc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := uncached.ResolveLocations(pc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pc %#x: %+v, without a cache %+v", pc, got, want)
+	}
+	if fl := cached.lines.funcs[deep.idx].Load(); fl == nil || fl == seenOnce || fl == uncacheable {
+		t.Errorf("%s: a first lookup %d calls deep left the function undecoded", deep.Name(), len(got)-1)
+	}
+	t.Logf("%s pc %#x: %d frames", deep.Name(), pc, len(got))
 }
