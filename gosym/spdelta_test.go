@@ -271,9 +271,9 @@ func TestSPDeltaCFICross(t *testing.T) {
 // TestSPDeltaPadding checks SPDelta at the end of every function of the
 // newest base (r11): the PCs after the function's code, up to the next
 // entry, are padding, which gives ErrPadding, never a corrupt-table error,
-// and only at the end; a function without a pcsp table (the linker's
-// go:textfipsstart marker) gives ErrNoFrameData; a pcsp table whose varint
-// is cut gives ErrCorrupted.
+// and only at the end; a function without a pcsp table (such as the
+// linker's marker go:textfipsstart) gives ErrNoFrameData; a pcsp table
+// whose varint is cut gives ErrCorrupted.
 func TestSPDeltaPadding(t *testing.T) {
 	m, tab, sec := newestBase(t)
 	padded, noData := 0, 0
