@@ -3,6 +3,7 @@ package gosym
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -206,7 +207,13 @@ func FuzzParseName(f *testing.F) {
 		if len(sym) > len(name) {
 			t.Errorf("SymbolName(%q) = %q, longer than the name", name, sym)
 		}
-		_ = WithoutTypeArgs(name)
+		key := WithoutTypeArgs(name)
+		if seed := maphash.MakeSeed(); keyHash(seed, name) != maphash.String(seed, key) {
+			t.Errorf("keyHash(%q) is not the hash of %q", name, key)
+		}
+		if !sameKey(name, name) || sameKey(name, key+"x") {
+			t.Errorf("sameKey(%q) disagrees with WithoutTypeArgs (%q)", name, key)
+		}
 	})
 }
 
