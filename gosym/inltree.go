@@ -34,10 +34,11 @@ type InlinedCall struct {
 
 // maxInlineDepth bounds the walk from an inlined call to its physical
 // function. Each step of the walk goes to a lower index (so a cyclic tree
-// ends at its first step back), and each decodes up to three pc-value
-// tables; the bound keeps a lookup in a damaged tree whose indices merely
-// decrease from a large one to a small multiple of the function's size.
-// Real trees are a few dozen calls deep at most.
+// ends at its first step back), and reads the function's decoded line
+// tables from cacheDepth steps on; where they cannot be cached, each step
+// decodes up to three pc-value tables, and the bound keeps a lookup in a
+// damaged tree whose indices merely decrease from a large one to a fixed
+// multiple of the function's size. Real trees are a few calls deep.
 const maxInlineDepth = 1 << 10
 
 // inlinedCall is an inline tree record, whatever its version.
