@@ -17,8 +17,10 @@ var ErrNoBuildInfo = errors.New("no build information")
 // debug/buildinfo does not search (Plan 9, an ELF file without section
 // headers): the table finds the blob when it opens. The go command
 // records it since Go 1.13; for an older binary the error, which wraps
-// ErrNoBuildInfo, names the release where it is known. A binary built
-// outside a module has a BuildInfo with the Go version only.
+// ErrNoBuildInfo, names the release where it is known. Build information
+// that runtime/debug cannot parse gives an error that wraps ErrCorrupted
+// and the parser's error. A binary built outside a module has a BuildInfo
+// with the Go version only.
 //
 // Each call returns a new BuildInfo, which the caller may modify; it
 // answers after Close too.
@@ -31,7 +33,7 @@ func (t *Table) BuildInfo() (*debug.BuildInfo, error) {
 	}
 	bi, err := debug.ParseBuildInfo(t.modinfo)
 	if err != nil {
-		return nil, fmt.Errorf("gosym: build information: %w", err)
+		return nil, fmt.Errorf("gosym: build information: %w: %w", ErrCorrupted, err)
 	}
 	bi.GoVersion = t.version
 	return bi, nil

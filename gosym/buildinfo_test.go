@@ -57,3 +57,27 @@ func TestBuildInfoSelf(t *testing.T) {
 	}
 	t.Logf("%d dependencies, %d settings", len(want.Deps), len(want.Settings))
 }
+
+// TestBuildInfoCorrupt damages a build line of the newest base's build
+// information: BuildInfo's error must wrap ErrCorrupted.
+func TestBuildInfoCorrupt(t *testing.T) {
+	m, _, _ := newestBase(t)
+	sec := m.section(".go.buildinfo")
+	if sec < 0 {
+		t.Skip("no .go.buildinfo")
+	}
+	d := bytes.Clone(m.data[sec])
+	m.data[sec] = d
+	i := bytes.Index(d, []byte("build\t"))
+	if i < 0 {
+		t.Fatal("no build line")
+	}
+	d[i+len("build\t")] = '=' // "build line with missing key"
+	tab, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.BuildInfo(); !errors.Is(err, ErrCorrupted) {
+		t.Errorf("BuildInfo = %v, want ErrCorrupted", err)
+	}
+}

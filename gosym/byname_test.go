@@ -2,8 +2,11 @@ package gosym
 
 import (
 	"errors"
+	"hash/maphash"
 	"slices"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/alloctest"
 
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
@@ -72,4 +75,72 @@ func TestLookupFunctionsMissing(t *testing.T) {
 			t.Errorf("LookupFunction(%q): %v, want ErrFunctionNotFound", name, err)
 		}
 	}
+}
+
+// TestNameKeys checks the name index's hash and comparison of keys
+// against WithoutTypeArgs, which they implement without allocating.
+func TestNameKeys(t *testing.T) {
+	names := []string{"", "main.main", "main.F[x]", "main.F[x][y]", "main.F[y]", "main.F", "main.F[x].func1",
+		"main.F.func1", "main.(*Box[go.shape.int]).Map[go.shape.string]", "main.(*Box).Map", "main.F[x", "main.F[x]y[z",
+		"type:.eq.[2]string", "main.F[go.shape.struct { A int \"json:\\\"a]\\\"\" }]", "a[b]c[d]e", "ac[d]e", "ace", "a[b]c[d]"}
+	seed := maphash.MakeSeed()
+	for _, a := range names {
+		if got, want := keyHash(seed, a), maphash.String(seed, WithoutTypeArgs(a)); got != want {
+			t.Errorf("keyHash(%q) = %#x, the hash of %q is %#x", a, got, WithoutTypeArgs(a), want)
+		}
+		if n := testing.AllocsPerRun(10, func() { keyHash(seed, a) }); n != 0 {
+			t.Errorf("keyHash(%q) allocates %v times", a, n)
+		}
+		for _, b := range names {
+			if got, want := sameKey(a, b), WithoutTypeArgs(a) == WithoutTypeArgs(b); got != want {
+				t.Errorf("sameKey(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}
+
+// TestNameIndexLongNames fills the function-name table of the newest fuzz
+// base with names of about 4 KiB, each with type arguments, sharing long
+// prefixes (r05's class: a damaged table whose names run long). Building
+// the name index must allocate per function, not per byte of the names,
+// and LookupFunctions must still find a function by its name.
+func TestNameIndexLongNames(t *testing.T) {
+	m, tab, sec := newestBase(t)
+	d := m.data[sec]
+	names := sectionOffset(t, d, tab.hdr.names)
+	n := len(tab.hdr.names)
+	for i := range n {
+		switch {
+		case i%4096 == 4095:
+			d[names+i] = 0
+		default:
+			d[names+i] = "a[b]"[i%4]
+		}
+	}
+	d[names+n-1] = 0
+	bad, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := bad.funcAt(uint64(bad.NumFunctions() / 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := f.Name()
+	var found bool
+	allocated := alloctest.Bytes(func() {
+		for g, err := range bad.LookupFunctions(name) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = found || g.Entry() == f.Entry()
+		}
+	})
+	if !found {
+		t.Errorf("LookupFunctions(%d-byte name) does not find its function", len(name))
+	}
+	if limit := uint64(64*bad.NumFunctions() + 64<<10); allocated > limit {
+		t.Errorf("the name index of %d functions allocates %d bytes, more than %d", bad.NumFunctions(), allocated, limit)
+	}
+	t.Logf("%d functions, names of up to 4 KiB: the index allocates %d bytes", bad.NumFunctions(), allocated)
 }

@@ -2,6 +2,7 @@ package gosym
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
@@ -13,7 +14,8 @@ import (
 // earlier, Info and every string keep returning what they returned
 // before, with the garbage collector run in between (the file's memory
 // was once unmapped by Close, and reading a Function then faulted); every
-// lookup returns ErrClosed; a second Close returns nil.
+// lookup returns ErrClosed, which matches fs.ErrClosed; a second Close
+// returns nil.
 func TestUseAfterClose(t *testing.T) {
 	tab, err := Open(selfPath(t))
 	if err != nil {
@@ -77,8 +79,8 @@ func TestUseAfterClose(t *testing.T) {
 	pc := f.Entry()
 	closed := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, ErrClosed) {
-			t.Errorf("%s after Close: %v, want ErrClosed", what, err)
+		if !errors.Is(err, ErrClosed) || !errors.Is(err, fs.ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed, matching fs.ErrClosed", what, err)
 		}
 	}
 	_, err = tab.ResolveLocations(pc, nil)
@@ -109,6 +111,11 @@ func TestUseAfterClose(t *testing.T) {
 	closed("InlinedCalls", err)
 	_, err = f.InlineFunctions(nil)
 	closed("InlineFunctions", err)
+	_, err = f.SPDelta(pc)
+	closed("SPDelta", err)
+	for _, err := range tab.Unwind(Regs{PC: pc}, nil) {
+		closed("Unwind", err)
+	}
 	if err := tab.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}

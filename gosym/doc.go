@@ -74,7 +74,8 @@
 // # Lifetime
 //
 // A Table made by Open owns its file. Close marks the Table closed: later
-// lookups return ErrClosed. The file's memory is released once nothing
+// lookups return ErrClosed, which matches fs.ErrClosed (see Table.Close
+// for the rule of each method). The file's memory is released once nothing
 // refers to the Table any longer, so that a Function obtained earlier, Info,
 // and every string a Table returned keep answering as before.
 package gosym

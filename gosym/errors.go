@@ -3,6 +3,7 @@ package gosym
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 var (
@@ -10,15 +11,41 @@ var (
 	// function it was asked of.
 	ErrPCNotFound = errors.New("gosym: pc not found")
 	// ErrCorrupted reports a symbol table that is inconsistent. Errors
-	// that wrap it are *FormatError values saying what was wrong where.
+	// of lookups that wrap it are *FormatError values saying what was
+	// wrong where; NewTable's for an object whose sections cannot be read,
+	// and BuildInfo's for build information that cannot be parsed, wrap
+	// the object's or the parser's error too.
 	ErrCorrupted = errors.New("corrupt symbol table")
+	// ErrPadding reports a PC in the alignment padding after a function's
+	// code (inside [Entry, End), past the end of its tables), where no
+	// instruction runs: Function.SPDelta has no value there. It is not
+	// damage: every sound binary has such PCs.
+	ErrPadding = errors.New("gosym: pc is in the padding after a function's code")
+	// ErrNoFrameData reports a function without frame data (no pcsp
+	// table), for which Function.SPDelta has no value: a linker marker
+	// without code, such as go:textfipsstart, or an external function,
+	// such as the race detector's C code, through which the runtime's
+	// unwinder does not walk (Table.Unwind ends there). It is not damage.
+	ErrNoFrameData = errors.New("gosym: function has no frame data")
 	// ErrNoTable reports an object that holds no Go symbol table.
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.
 	ErrFunctionNotFound = errors.New("gosym: function not found")
-	// ErrClosed reports a lookup in a Table after Close.
-	ErrClosed = errors.New("gosym: table is closed")
+	// ErrFileNotFound reports a source file name (given to LinePCs) that
+	// no function's code comes from.
+	ErrFileNotFound = errors.New("gosym: file not found")
+	// ErrClosed reports a lookup in a Table after Close. It matches
+	// fs.ErrClosed too, as the errors of an os.File after Close do.
+	ErrClosed error = closedError{}
 )
+
+// closedError is ErrClosed.
+type closedError struct{}
+
+func (closedError) Error() string { return "gosym: table is closed" }
+
+// Is reports whether target is fs.ErrClosed.
+func (closedError) Is(target error) bool { return target == fs.ErrClosed }
 
 // A FormatError reports an inconsistency in a symbol table: what is wrong,
 // and where. It wraps ErrCorrupted. Its message reads "corrupt symbol
@@ -80,3 +107,21 @@ type nameError struct{ name string }
 func (e *nameError) Error() string { return fmt.Sprintf("gosym: %s: function not found", e.name) }
 
 func (e *nameError) Is(target error) bool { return target == ErrFunctionNotFound }
+
+// fileError reports a file name that no function's code comes from. It
+// matches ErrFileNotFound.
+type fileError struct{ file string }
+
+func (e *fileError) Error() string { return fmt.Sprintf("gosym: %s: file not found", e.file) }
+
+func (e *fileError) Is(target error) bool { return target == ErrFileNotFound }
+
+// objectError returns the error of NewTable for an error of the object it
+// reads: one that matches ErrCorrupted and wraps err, unless err reports a
+// closed object (fs.ErrClosed), which is returned as it is.
+func objectError(err error) error {
+	if errors.Is(err, fs.ErrClosed) || errors.Is(err, ErrCorrupted) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrCorrupted, err)
+}

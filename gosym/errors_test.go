@@ -2,7 +2,11 @@ package gosym
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"testing"
+
+	"github.com/gosym-dev/gosym/object"
 )
 
 // TestErrorMessages checks that the errors of lookups say what and where,
@@ -48,6 +52,53 @@ func hexString(v uint64) string {
 		s = string(digits[v%16]) + s
 		if v /= 16; v == 0 {
 			return "0x" + s
+		}
+	}
+}
+
+// failingObject is an Object whose Sections or SectionData fail.
+type failingObject struct {
+	*memObject
+	sectionsErr, dataErr error
+}
+
+func (o failingObject) Sections() ([]object.SectionHeader, error) {
+	if o.sectionsErr != nil {
+		return nil, o.sectionsErr
+	}
+	return o.memObject.Sections()
+}
+
+func (o failingObject) SectionData(i int) ([]byte, error) {
+	if o.dataErr != nil {
+		return nil, o.dataErr
+	}
+	return o.memObject.SectionData(i)
+}
+
+// TestNewTableObjectErrors checks that an object's errors reach the
+// caller of NewTable wrapping both ErrCorrupted and the object's error,
+// but for a closed object's, which stays fs.ErrClosed.
+func TestNewTableObjectErrors(t *testing.T) {
+	m, _, _ := newestBase(t)
+	backend := errors.New("elfobj: section header 3 out of range")
+	closed := fmt.Errorf("object: %w", fs.ErrClosed)
+	for _, o := range []failingObject{
+		{m, backend, nil},
+		{m, nil, backend},
+	} {
+		_, err := NewTable(o)
+		if !errors.Is(err, ErrCorrupted) || !errors.Is(err, backend) {
+			t.Errorf("NewTable = %v, want an error wrapping ErrCorrupted and the object's", err)
+		}
+	}
+	for _, o := range []failingObject{
+		{m, closed, nil},
+		{m, nil, closed},
+	} {
+		_, err := NewTable(o)
+		if !errors.Is(err, fs.ErrClosed) || errors.Is(err, ErrCorrupted) {
+			t.Errorf("NewTable of a closed object = %v, want fs.ErrClosed alone", err)
 		}
 	}
 }

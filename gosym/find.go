@@ -21,7 +21,7 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 			}
 			data, err := obj.SectionData(i)
 			if err != nil {
-				return nil, 0, "", err
+				return nil, 0, "", objectError(err)
 			}
 			if _, _, ok := parseMagic(data); ok {
 				return data, s.Addr, "section " + name, nil

@@ -38,7 +38,7 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 			return buf[:0], f.formatError(errBadRecord)
 		}
 		if depth == maxInlineDepth {
-			return buf[:0], f.formatError(errTreeCycle)
+			return buf[:0], f.formatError(errTreeDeep)
 		}
 		buf = append(buf, Location{
 			Function:  u.callName(fr.ix, c),
@@ -47,7 +47,21 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 			StartLine: uint32(max(c.startLine, 0)),
 			Wrapper:   f.wrapperCall(c),
 		})
-		fr = u.caller(c)
+		ix := fr.ix
+		if depth == cacheDepth && u.lines == nil {
+			// A deep walk: decode f's tables once, rather than again
+			// at each further step.
+			u.decode()
+		}
+		if fr, ok = u.caller(c); !ok {
+			return buf[:0], f.formatError(errBadRecord)
+		}
+		if fr.ix >= ix {
+			// A caller is added to the tree before its callees: its
+			// index is lower. This also ends a cyclic tree at its
+			// first step back.
+			return buf[:0], f.formatError(errTreeOrder)
+		}
 	}
 	name, startLine, wrapper := u.function()
 	return append(buf, Location{Function: name, File: fr.file, Line: fr.line, StartLine: startLine, Wrapper: wrapper}), nil
@@ -61,7 +75,7 @@ func (f Function) ResolveLocations(pc uint64, buf []Location) ([]Location, error
 //	err := u.init(f)
 //	for fr := u.at(pc); fr.inlined(); {
 //		c, ok := f.record(u.tree, fr.ix) // the inlined call; fr is where in it
-//		fr = u.caller(c)
+//		fr, ok = u.caller(c)             // its call site: a lower index
 //	}
 //	// fr is the position in f's own code
 //
@@ -89,13 +103,31 @@ func (fr inlineFrame) inlined() bool { return fr.ix >= 0 }
 
 // init sets u up to walk the frames of f.
 func (u *inlineUnwinder) init(f Function) (err error) {
-	u.f, u.lines = f, f.t.lines.get(f)
+	u.f, u.lines = f, f.t.lines.get(f, false)
 	if u.lines != nil {
 		u.tree, u.hasTree = u.lines.tree, u.lines.hasTree
 		return nil
 	}
 	u.tree, u.hasTree, err = f.inlineTree()
 	return err
+}
+
+// cacheDepth is the depth of an inline walk from which ResolveLocations
+// reads the function's decoded line tables, decoding them (into the line
+// cache) if they are not yet: each step of a walk from the tables decodes
+// up to three tables from the entry, and real inline trees are a few
+// calls deep (six in the go command and the compiler), while a damaged
+// tree can chain up to maxInlineDepth calls. A lookup then decodes each
+// table at most cacheDepth+1 times, unless the function cannot be cached
+// (the cache is full, or its tables do not fit a funcLines).
+const cacheDepth = 4
+
+// decode switches u to f's decoded line tables, if the line cache can
+// hold them. The answers do not change.
+func (u *inlineUnwinder) decode() {
+	if fl := u.f.t.lines.get(u.f, true); fl != nil {
+		u.lines = fl
+	}
 }
 
 // at returns the innermost frame at pc.
@@ -112,13 +144,18 @@ func (u *inlineUnwinder) at(pc uint64) inlineFrame {
 	return inlineFrame{file, line, ix}
 }
 
-// caller returns the frame that made inlined call c: its call site.
-func (u *inlineUnwinder) caller(c inlinedCall) inlineFrame {
+// caller returns the frame that made inlined call c: its call site. ok
+// is false if the call site's PC lies outside the function.
+func (u *inlineUnwinder) caller(c inlinedCall) (fr inlineFrame, ok bool) {
 	if u.f.t.layout.inlKind == inl19 {
 		// Go 1.9–1.11 record the call site in the record itself.
-		return inlineFrame{u.f.t.globalFile(c.file), uint32(max(c.line, 0)), max(c.parent, -1)}
+		return inlineFrame{u.f.t.globalFile(c.file), uint32(max(c.line, 0)), max(c.parent, -1)}, true
 	}
-	return u.at(u.f.entry + uint64(c.parentPC))
+	pc := u.f.entry + uint64(c.parentPC)
+	if pc >= u.f.End() {
+		return inlineFrame{}, false
+	}
+	return u.at(pc), true
 }
 
 // callName returns the name of inlined call ix, whose record is c.

@@ -40,7 +40,8 @@ func (t *Table) funcAt(i uint64) (f Function, ok bool, err error) {
 }
 
 // checkRecord reads functab entry i and checks that its record lies in
-// the table, agrees with the entry, and names a function.
+// the table, agrees with the entry, and names a function, and that the
+// function does not end before its entry.
 func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 	off, ok := t.funcOffAt(i)
 	if !ok {
@@ -57,6 +58,9 @@ func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 	rec := funcs[off:]
 	rd := t.hdr.rd
 	entry := t.entryAt(i)
+	if end := t.entryAt(i + 1); end < entry {
+		return bad(fmt.Sprintf("entry %#x after the next function's, %#x", entry, end))
+	}
 	if l.entryIsPtr {
 		if rd.ptr(rec) != entry {
 			return bad(fmt.Sprintf("record entry %#x, functab entry %#x", rd.ptr(rec), entry))
@@ -77,8 +81,12 @@ func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 	if size > uint64(len(rec)) {
 		return bad("record truncated")
 	}
-	if uint64(rd.u32(rec[l.nameOff:])) >= uint64(len(t.hdr.names)) {
+	nameOff := uint64(rd.u32(rec[l.nameOff:]))
+	if nameOff >= uint64(len(t.hdr.names)) {
 		return bad("name offset out of range")
+	}
+	if _, ok := stringLen(t.hdr.names, nameOff); !ok {
+		return bad("name has no NUL within 64 KiB")
 	}
 	return Function{t: t, entry: entry, off: uint32(off), idx: uint32(i)}, true, nil
 }

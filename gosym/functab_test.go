@@ -2,6 +2,8 @@ package gosym
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -73,5 +75,44 @@ func TestFindfunctab(t *testing.T) {
 		damage(b)
 		tab.funcIndex.buckets = b
 		check("damaged")
+	}
+}
+
+// TestEndBeforeEntry moves a function's successor in the functab before
+// it (r10): Functions must report the damage instead of yielding a
+// Function whose End is below its Entry, and so must a lookup of a PC in
+// it.
+func TestEndBeforeEntry(t *testing.T) {
+	m, tab, sec := newestBase(t)
+	if tab.layout.entryIsPtr {
+		t.Skip("the newest base has pointer entries")
+	}
+	const k = 100
+	f, _, err := tab.funcAt(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.data[sec]
+	e := sectionOffset(t, d, tab.hdr.functab) + (k+1)*8
+	binary.LittleEndian.PutUint32(d[e:], 0) // the entry offset of function k+1
+	bad, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for g, err := range bad.Functions() {
+		if err != nil {
+			last = err
+			break
+		}
+		if g.End() < g.Entry() {
+			t.Fatalf("Functions yields %s with End %#x < Entry %#x", g.Name(), g.End(), g.Entry())
+		}
+	}
+	if !errors.Is(last, ErrCorrupted) {
+		t.Errorf("Functions ends with %v, want ErrCorrupted", last)
+	}
+	if _, err := bad.ResolveFunction(f.Entry()); !errors.Is(err, ErrCorrupted) {
+		t.Errorf("ResolveFunction in the damaged function: %v, want ErrCorrupted", err)
 	}
 }

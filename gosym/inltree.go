@@ -38,7 +38,12 @@ type InlinedCall struct {
 }
 
 // maxInlineDepth bounds the walk from an inlined call to its physical
-// function, so that a corrupt tree whose parent PCs form a cycle ends.
+// function. Each step of the walk goes to a lower index (so a cyclic tree
+// ends at its first step back), and reads the function's decoded line
+// tables from cacheDepth steps on; where they cannot be cached, each step
+// decodes up to three pc-value tables, and the bound keeps a lookup in a
+// damaged tree whose indices merely decrease from a large one to a fixed
+// multiple of the function's size. Real trees are a few calls deep.
 const maxInlineDepth = 1 << 10
 
 // inlinedCall is an inline tree record, whatever its version.
@@ -81,7 +86,7 @@ func (f Function) inlineTree() (tree inlineTree, ok bool, err error) {
 const (
 	errTreeOutside = "inline tree is not in the file"
 	errBadRecord   = "inline record out of range or unnamed"
-	errTreeCycle   = "inline tree is cyclic"
+	errTreeDeep    = "inline tree is deeper than 1024 calls"
 	errTreeOrder   = "inline tree lists a call before its caller"
 )
 
@@ -100,7 +105,8 @@ func (f Function) formatError(msg string) error {
 }
 
 // record decodes record ix of the tree. ok is false if the record is
-// outside the tree's data or names no function.
+// outside the tree's data or names no function (its name is outside the
+// table or not NUL-terminated within maxString bytes).
 func (f Function) record(tree inlineTree, ix int32) (c inlinedCall, ok bool) {
 	l := &f.t.layout
 	size := uint64(l.inlRecordSize)
@@ -122,7 +128,8 @@ func (f Function) record(tree inlineTree, ix int32) (c inlinedCall, ok bool) {
 		c.funcID, c.parent = r[0], -1
 		c.nameOff, c.parentPC, c.startLine = rd.u32(r[4:]), rd.u32(r[8:]), int32(rd.u32(r[12:]))
 	}
-	return c, uint64(c.nameOff) < uint64(len(f.t.hdr.names))
+	_, named := f.t.names.lookup(uint64(c.nameOff))
+	return c, named
 }
 
 // callName returns the inlined function's name.

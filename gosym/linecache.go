@@ -116,22 +116,26 @@ func (t *Table) SetLineCacheLimit(n int64) {
 func defaultLineCacheLimit(n int) int64 { return min(DefaultLineCacheLimit, 2*int64(n)) }
 
 // get returns the decoded line tables of f, or nil if f is not cached
-// (yet): the second call for f decodes and caches them.
-func (c *lineCache) get(f Function) *funcLines {
+// (yet): the second call for f decodes and caches them. With now set, the
+// first call does (ResolveLocations asks so for a deep inline walk).
+func (c *lineCache) get(f Function, now bool) *funcLines {
 	c.once.Do(func() { c.funcs = make([]atomic.Pointer[funcLines], f.t.hdr.nfunc) })
 	if uint64(f.idx) >= uint64(len(c.funcs)) {
 		return nil
 	}
 	slot := &c.funcs[f.idx]
-	switch fl := slot.Load(); fl {
+	old := slot.Load()
+	switch old {
 	case nil:
-		slot.CompareAndSwap(nil, seenOnce)
-		return nil
+		if !now {
+			slot.CompareAndSwap(nil, seenOnce)
+			return nil
+		}
 	case uncacheable:
 		return nil
 	case seenOnce:
 	default:
-		return fl
+		return old
 	}
 	if c.full.Load() {
 		return nil
@@ -147,11 +151,15 @@ func (c *lineCache) get(f Function) *funcLines {
 		c.full.Store(true)
 		return nil
 	}
-	if !slot.CompareAndSwap(seenOnce, fl) {
-		// Another goroutine cached f first.
-		c.used.Add(-size)
-		if fl = slot.Load(); fl == uncacheable {
-			return nil
+	for !slot.CompareAndSwap(old, fl) {
+		// Another goroutine marked f as seen (try again), or cached it
+		// first, or found it uncacheable.
+		if old = slot.Load(); old != nil && old != seenOnce {
+			c.used.Add(-size)
+			if old == uncacheable {
+				return nil
+			}
+			return old
 		}
 	}
 	return fl

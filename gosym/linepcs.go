@@ -44,8 +44,8 @@ func (t *Table) Files() iter.Seq[string] {
 		}
 		// Go 1.16+: the paths one after another, each NUL-terminated.
 		for off, k := uint64(0), uint64(0); k < t.hdr.nfiles && off < uint64(len(t.hdr.filetab)); k++ {
-			name := t.files.at(off)
-			if !emit(name) {
+			name, ok := t.files.lookup(off)
+			if !ok || !emit(name) {
 				return
 			}
 			off += uint64(len(name)) + 1
@@ -68,6 +68,10 @@ func (t *Table) Files() iter.Seq[string] {
 // its instructions are the inlined body's). TESTING.md compares this rule
 // with DWARF's first is_stmt PC of each copy.
 //
+// A file that no function's code comes from, such as a misspelt name,
+// gives an error that matches ErrFileNotFound and names the file; a file
+// the binary has, at a line without code, gives no PC and a nil error.
+//
 // The first call builds an index of every function's line table (a pass
 // over all of them; BenchmarkLinePCs measures it); later calls are binary
 // searches and do not allocate when buf has room.
@@ -80,12 +84,13 @@ func (t *Table) LinePCs(file string, line uint32, buf []LinePC) ([]LinePC, error
 	if err != nil {
 		return buf, err
 	}
-	sorted := true
+	sorted, found := true, false
 	ids, exact := x.fileIDs(file)
 	for _, id := range ids {
 		if !exact && !hasPathSuffix(x.files[id], file) {
 			continue
 		}
+		found = true
 		start := len(buf)
 		k, _ := slices.BinarySearchFunc(x.entries, lineEntry{file: id, line: line}, compareLineEntries)
 		for ; k < len(x.entries) && x.entries[k].file == id && x.entries[k].line == line; k++ {
@@ -105,6 +110,9 @@ func (t *Table) LinePCs(file string, line uint32, buf []LinePC) ([]LinePC, error
 		if start > 0 && len(buf) > start {
 			sorted = false
 		}
+	}
+	if !found {
+		return buf, &fileError{file}
 	}
 	if !sorted {
 		slices.SortFunc(buf, func(a, b LinePC) int { return cmp.Compare(a.PC, b.PC) })

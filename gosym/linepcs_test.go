@@ -2,6 +2,7 @@ package gosym
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -234,4 +235,26 @@ func TestCorpusFiles(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLinePCsUnknownFile checks that a file the binary does not have is an
+// error naming it, while a line without code in a file it has is not.
+func TestLinePCsUnknownFile(t *testing.T) {
+	_, tab, samples := newestInlined(t)
+	locs, err := tab.ResolveLocations(samples[0].pc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := locs[0].File
+	for _, name := range []string{"no/such/file.go", file + "x", "x" + file} {
+		pcs, err := tab.LinePCs(name, 1, nil)
+		if !errors.Is(err, ErrFileNotFound) || !strings.Contains(err.Error(), name) || len(pcs) != 0 {
+			t.Errorf("LinePCs(%q) = %v, %v; want ErrFileNotFound naming the file", name, pcs, err)
+		}
+	}
+	for _, name := range []string{file, file[strings.LastIndexByte(file, '/')+1:]} {
+		if pcs, err := tab.LinePCs(name, 1<<30, nil); err != nil || len(pcs) != 0 {
+			t.Errorf("LinePCs(%q, a line without code) = %v, %v; want nothing", name, pcs, err)
+		}
+	}
 }

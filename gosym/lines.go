@@ -29,8 +29,9 @@ func (r *rangeIter) at(pc uint64) int32 {
 	return r.val
 }
 
+// rangeIter starts walking f's table at off.
 func (f Function) rangeIter(off uint32) rangeIter {
-	return rangeIter{newPCIter(f.t.hdr.pctab, off, f.entry, f.t.hdr.quantum)}
+	return rangeIter{newPCIter(f.t.hdr.pctab, off, f.entry, f.End(), f.t.hdr.quantum)}
 }
 
 // Lines appends to buf[:0] f's PC ranges of constant (function, file,

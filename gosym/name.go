@@ -43,8 +43,14 @@ type Name struct {
 // Compiler-generated names (prefixes "type:" and "go:", before Go 1.20
 // "type." and "go.") and names without a '.' (assembly and C functions
 // such as "_rt0_amd64_linux" or "crosscall2") have no package: their
-// Func is the whole name. ParseName does not allocate unless the package
-// path holds an escape.
+// Func is the whole name.
+//
+// The fields are parts of name, and ParseName does not allocate, except
+// where a field cannot be one: a package path that holds an escape, and
+// type arguments or a Func gathered from more than one place (the Go 1.27
+// generic method above, whose TypeArgs joins its two groups; a closure
+// of a generic function, "main.F[go.shape.int].func1", whose Func is
+// "F.func1"). Each of these costs one allocation.
 func ParseName(name string) Name {
 	end := packageEnd(name)
 	if end < 0 {
@@ -123,38 +129,69 @@ func SymbolName(name string) (pkg, sym string) {
 }
 
 // setFunc sets n.Func to s without its bracket groups, which are appended
-// to n.TypeArgs.
+// to n.TypeArgs. Where the groups end s one after another ("F[x]",
+// "F[x][y]"), both are parts of s and nothing is allocated, unless
+// n.TypeArgs already holds the receiver's; otherwise both are built in
+// one allocation.
 func (n *Name) setFunc(s string) {
 	i := strings.IndexByte(s, '[')
 	if i < 0 {
 		n.Func = s
 		return
 	}
-	// Keep the common one-group case free of allocation.
 	end := matchBracket(s, i)
 	if end < 0 {
 		n.Func = s
 		return
 	}
-	if end == len(s)-1 && n.TypeArgs == "" {
-		n.Func, n.TypeArgs = s[:i], s[i:]
-		return
-	}
-	var fn, args strings.Builder
-	args.WriteString(n.TypeArgs)
-	for {
-		fn.WriteString(s[:i])
-		args.WriteString(s[i : end+1])
-		s = s[end+1:]
-		if i = strings.IndexByte(s, '['); i < 0 {
+	for end+1 < len(s) && s[end+1] == '[' {
+		if end = matchBracket(s, end+1); end < 0 {
 			break
 		}
-		if end = matchBracket(s, i); end < 0 {
-			break // unclosed: kept in Func
-		}
 	}
-	fn.WriteString(s)
-	n.Func, n.TypeArgs = fn.String(), args.String()
+	if end == len(s)-1 {
+		n.Func = s[:i]
+		if n.TypeArgs == "" {
+			n.TypeArgs = s[i:]
+		} else {
+			n.TypeArgs += s[i:]
+		}
+		return
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(n.TypeArgs))
+	// Func: s without its groups (an unclosed one is kept).
+	for rest := s; ; {
+		i, end := nextGroup(rest)
+		if end < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		rest = rest[end+1:]
+	}
+	funcLen := b.Len()
+	b.WriteString(n.TypeArgs)
+	for rest := s; ; {
+		i, end := nextGroup(rest)
+		if end < 0 {
+			break
+		}
+		b.WriteString(rest[i : end+1])
+		rest = rest[end+1:]
+	}
+	both := b.String()
+	n.Func, n.TypeArgs = both[:funcLen], both[funcLen:]
+}
+
+// nextGroup returns the start and end of the first closed bracket group
+// of s; end is -1 if there is none.
+func nextGroup(s string) (start, end int) {
+	start = strings.IndexByte(s, '[')
+	if start < 0 {
+		return -1, -1
+	}
+	return start, matchBracket(s, start)
 }
 
 // cutPart splits s at its first '.' outside brackets: "T[a.b].M.func1"

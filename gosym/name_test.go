@@ -183,3 +183,44 @@ func BenchmarkParseName(b *testing.B) {
 		ParseName(names[i%len(names)])
 	}
 }
+
+// TestParseNameAllocs checks when ParseName allocates (r12): never when
+// its fields are parts of the name, however many bracket groups follow
+// one another, and once when a field is gathered from two places.
+func TestParseNameAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		allocs float64
+	}{
+		{"main.F[x]", 0},
+		{"main.F[x][y]", 0},
+		{"main.F[x][y][z]", 0},
+		{"main.(*T[go.shape.int]).M", 0},
+		{"main.T[x][y].M", 0},
+		{"main.(*Box[go.shape.int]).Map[go.shape.string]", 1},
+		{"main.(*Box[go.shape.int]).Map[x][y]", 1},
+		{"main.F[x].func1", 1},
+		{"main.F[x].func1[y]", 1},
+		{"a%2eb.F[x][y]", 1},
+	} {
+		var n Name
+		if got := testing.AllocsPerRun(100, func() { n = ParseName(tc.name) }); got != tc.allocs {
+			t.Errorf("ParseName(%q) = %+v: %v allocations, want %v", tc.name, n, got, tc.allocs)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		want Name
+	}{
+		{"main.F[x][y]", Name{Package: "main", Func: "F", TypeArgs: "[x][y]"}},
+		{"main.F[x][y][z]", Name{Package: "main", Func: "F", TypeArgs: "[x][y][z]"}},
+		{"main.(*Box[go.shape.int]).Map[x][y]", Name{Package: "main", Receiver: "Box", Pointer: true, Func: "Map", TypeArgs: "[go.shape.int][x][y]"}},
+		{"main.F[x].func1[y]", Name{Package: "main", Func: "F.func1", TypeArgs: "[x][y]"}},
+		{"main.F[x][y.func1", Name{Package: "main", Func: "F[y.func1", TypeArgs: "[x]"}},
+		{"main.F[x][y", Name{Package: "main", Func: "F[y", TypeArgs: "[x]"}},
+	} {
+		if got := ParseName(tc.name); got != tc.want {
+			t.Errorf("ParseName(%q) = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -14,6 +14,12 @@ package gosym
 // the return address, and SP + SPDelta on link-register architectures,
 // whose return address is in the link register while SPDelta is 0 and at
 // 0(SP) once the prologue has stored it. Table.Unwind applies this.
+//
+// A function's range [Entry, End) ends at the next function's entry, so
+// it includes the alignment padding after the function's code, where no
+// instruction runs and the pcsp table says nothing: there SPDelta returns
+// ErrPadding, not an error about damage. A function without a pcsp table
+// gives ErrNoFrameData. A table that cannot be read gives a *FormatError.
 func (f Function) SPDelta(pc uint64) (int32, error) {
 	if f.t == nil {
 		return 0, ErrPCNotFound
@@ -31,13 +37,17 @@ func (f Function) SPDelta(pc uint64) (int32, error) {
 func (f Function) spDelta(pc uint64) (int32, error) {
 	off := f.field(f.t.layout.pcsp)
 	if off == 0 {
-		return 0, f.formatError("no pcsp table")
+		return 0, ErrNoFrameData
 	}
-	it := newPCIter(f.t.hdr.pctab, off, f.entry, f.t.hdr.quantum)
+	it := newPCIter(f.t.hdr.pctab, off, f.entry, f.End(), f.t.hdr.quantum)
 	for it.next() {
 		if pc < it.hi {
 			return it.val, nil
 		}
+	}
+	if it.ended && it.hi > f.entry {
+		// The table covers the function's code and ends before pc.
+		return 0, ErrPadding
 	}
 	return 0, f.formatError("pcsp table does not cover the pc")
 }

@@ -1,6 +1,8 @@
 package gosym
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -265,5 +267,61 @@ func TestSPDeltaCFICross(t *testing.T) {
 			tab := mustTable(t, bin)
 			checkCFI(t, tab, cfi, c.goarch, ptr, parseMinor(tab.GoVersion()))
 		})
+	}
+}
+
+// TestSPDeltaPadding checks SPDelta at the end of every function of the
+// newest base (r11): the PCs after the function's code, up to the next
+// entry, are padding, which gives ErrPadding, never a corrupt-table error,
+// and only at the end; a function without a pcsp table (such as the
+// linker's marker go:textfipsstart) gives ErrNoFrameData; a pcsp table
+// whose varint is cut gives ErrCorrupted.
+func TestSPDeltaPadding(t *testing.T) {
+	m, tab, sec := newestBase(t)
+	padded, noData := 0, 0
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.field(tab.layout.pcsp) == 0 {
+			if _, err := f.SPDelta(f.Entry()); !errors.Is(err, ErrNoFrameData) {
+				t.Errorf("%s without a pcsp table: SPDelta = %v, want ErrNoFrameData", f.Name(), err)
+			}
+			noData++
+			continue
+		}
+		inPadding := false
+		for pc := max(f.Entry(), f.End()-64); pc < f.End(); pc++ {
+			_, err := f.SPDelta(pc)
+			switch {
+			case errors.Is(err, ErrPadding):
+				inPadding = true
+				padded++
+			case err != nil:
+				t.Fatalf("%s pc %#x: SPDelta: %v", f.Name(), pc, err)
+			case inPadding:
+				t.Fatalf("%s pc %#x: SPDelta answers after padding", f.Name(), pc)
+			}
+		}
+	}
+	if padded == 0 {
+		t.Error("no padding found")
+	}
+	t.Logf("%d padding PCs, %d functions without frame data", padded, noData)
+
+	f := functionOfSize(t, tab, 64, 1<<20)
+	d := m.data[sec]
+	at := sectionOffset(t, d, tab.hdr.pctab) + int(f.field(tab.layout.pcsp))
+	copy(d[at:], bytes.Repeat([]byte{0x80}, 8)) // a varint longer than 32 bits
+	bad, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := bad.ResolveFunction(f.Entry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.SPDelta(g.Entry()); !errors.Is(err, ErrCorrupted) || errors.Is(err, ErrPadding) {
+		t.Errorf("SPDelta over a cut varint: %v, want ErrCorrupted", err)
 	}
 }

@@ -16,22 +16,45 @@ type strtab struct {
 	buf  []byte
 }
 
+// maxString bounds the strings of a table: a string is its bytes up to a
+// NUL within maxString bytes. Real names and paths are far shorter (the
+// longest of the go command's 20,000 functions has 143 bytes), and the
+// bound keeps the work of reading one string, and of every pass that
+// reads each function's name, independent of the size of the table: a
+// damaged table without NULs would otherwise make every string run to
+// its end.
+const maxString = 1 << 16
+
 func newStrtab(src []byte) *strtab { return &strtab{src: src} }
 
-// at returns the string at off, up to its NUL (or the end of the table).
+// at returns the string at off, up to its NUL; "" if off is outside the
+// table or no NUL ends the string within maxString bytes.
 func (s *strtab) at(off uint64) string {
+	str, _ := s.lookup(off)
+	return str
+}
+
+// lookup is at, with ok false when off is outside the table or the string
+// has no NUL within maxString bytes.
+func (s *strtab) lookup(off uint64) (str string, ok bool) {
 	s.once.Do(func() { s.buf = bytes.Clone(s.src) })
-	if off >= uint64(len(s.buf)) {
-		return ""
+	n, ok := stringLen(s.buf, off)
+	if n == 0 {
+		return "", ok
 	}
-	b := s.buf[off:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
+	return unsafe.String(&s.buf[off], n), true
+}
+
+// stringLen returns the length of the string at off in a table of
+// NUL-terminated strings; ok is false when off is outside the table or no
+// NUL ends the string within maxString bytes.
+func stringLen(tab []byte, off uint64) (n int, ok bool) {
+	if off >= uint64(len(tab)) {
+		return 0, false
 	}
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
+	b := tab[off:]
+	n = bytes.IndexByte(b[:min(len(b), maxString+1)], 0)
+	return max(n, 0), n >= 0
 }
 
 // ref returns the offset and length of a string that at returned, for

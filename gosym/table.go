@@ -74,14 +74,16 @@ func Open(name string) (*Table, error) {
 // the build info and, for Go 1.18 and later, the moduledata that gives the
 // text base and the funcdata base. Its work does not depend on the number
 // of functions. An object without a Go symbol table gets ErrNoTable; an
-// inconsistent one a *FormatError, which wraps ErrCorrupted.
+// inconsistent one a *FormatError, which wraps ErrCorrupted; an object
+// whose sections cannot be read an error that wraps both ErrCorrupted and
+// the object's own error (fs.ErrClosed, for a closed object, instead).
 //
 // The Table reads obj's section data for as long as it is in use; obj
 // must stay valid that long.
 func NewTable(obj object.Object) (*Table, error) {
 	secs, err := obj.Sections()
 	if err != nil {
-		return nil, err
+		return nil, objectError(err)
 	}
 	mem := addrspace.FromObject(obj, secs)
 	data, addr, foundBy, err := findPclntab(obj, secs, mem)
@@ -132,9 +134,16 @@ func NewTable(obj object.Object) (*Table, error) {
 	return t, nil
 }
 
-// Close marks the table closed: lookups after it return ErrClosed. A
-// Function obtained earlier, Info and every string returned keep answering
-// as before. For a Table made by Open, Close closes the object too, whose
+// Close marks the table closed. After it, every lookup (the methods of
+// Table and Function that return an error or yield one: ResolveFunction,
+// ResolveLocations, Functions, LookupFunction, LookupFunctions, LinePCs,
+// Unwind, and Function's ResolveLocations, Lines, InlinedCalls,
+// InlineFunctions and SPDelta) returns ErrClosed, which matches
+// fs.ErrClosed as an os.File's errors after Close do, and Files yields
+// nothing. What was read when the table was opened keeps answering:
+// BuildInfo, Info, GoVersion, NumFunctions, and the getters of a Function
+// obtained earlier (Name, Entry, End, File, ...), as does every string
+// returned. For a Table made by Open, Close closes the object too, whose
 // memory is released once nothing refers to the Table. Close of a Table
 // made by NewTable does not close its Object. A second Close does nothing
 // and returns nil.
