@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -127,6 +128,9 @@ func (f *File) LookupSymbol(name string) (Symbol, error) {
 		return Symbol{}, f.errClosed()
 	}
 	s, ok, err := f.dec.LookupSymbol(name)
+	// The decoder reads f's memory, which is released once f is
+	// unreachable: the caller may not use f after this call.
+	runtime.KeepAlive(f)
 	switch {
 	case ok:
 		return Symbol(s), nil
@@ -150,6 +154,9 @@ func (f *File) Symbols() iter.Seq2[Symbol, error] {
 		if !ok {
 			return
 		}
+		// The decoder reads f's memory as the loop runs, and f must stay
+		// reachable meanwhile: the caller may hold only the iterator.
+		defer runtime.KeepAlive(f)
 		for s, err := range it.Symbols() {
 			if !yield(Symbol(s), err) {
 				return

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -217,24 +216,26 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 			return formatError("section name table: %w", err)
 		}
 	}
-	// One string holds every name, so that the allocations do not grow
-	// with the number of sections. It ends with the last name, should the
-	// table hold more than section names.
-	end := 0
+	// The names are read from one copy of the table (see
+	// objfile.StringTable), which ends with the last name, should the
+	// table hold more than section names: every name starts at or before
+	// the greatest offset, so it ends at or before the NUL that follows.
+	last := uint32(0)
 	for _, s := range raw {
-		if off := uint64(s.name); off < uint64(len(names)) {
-			if n := bytes.IndexByte(names[off:], 0); n >= 0 {
-				end = max(end, int(off)+n+1)
-			}
+		last = max(last, s.name)
+	}
+	if uint64(last) < uint64(len(names)) {
+		if n := bytes.IndexByte(names[last:], 0); n >= 0 {
+			names = names[:int(last)+n+1]
 		}
 	}
-	allNames := string(names[:end])
+	strtab := objfile.NewStringTable(names)
 	f.secs.Headers = make([]objfile.SectionHeader, shnum)
 	for i, s := range raw {
 		var name string
 		if names != nil {
 			var ok bool
-			if name, ok = cstringIn(allNames, uint64(s.name)); !ok {
+			if name, ok = strtab.Name(uint64(s.name)); !ok {
 				return formatError("section %d: name offset %#x out of range", i, s.name)
 			}
 		}
@@ -285,31 +286,4 @@ func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
 		f.secs.Headers = append(f.secs.Headers, segmentHeader(flags, vaddr, memsz, off, filesz))
 	}
 	return nil
-}
-
-// cstringIn returns the NUL-terminated string at off in tab, sharing its
-// memory.
-func cstringIn(tab string, off uint64) (string, bool) {
-	if off >= uint64(len(tab)) {
-		return "", false
-	}
-	s := tab[off:]
-	n := strings.IndexByte(s, 0)
-	if n < 0 {
-		return "", false
-	}
-	return s[:n], true
-}
-
-// cstring returns the NUL-terminated string at off in tab.
-func cstring(tab []byte, off uint64) (string, bool) {
-	if off >= uint64(len(tab)) {
-		return "", false
-	}
-	b := tab[off:]
-	n := bytes.IndexByte(b, 0)
-	if n < 0 {
-		return "", false
-	}
-	return string(b[:n]), true
 }

@@ -18,37 +18,55 @@ const (
 // LookupSymbol returns the symbol called name from the static symbol table
 // (.symtab) or, failing that, the dynamic one (.dynsym). Undefined symbols
 // and section and file symbols are ignored; where several symbols share a
-// name, the first one wins. The tables are read on the first call.
+// name, the first one wins. The first few calls search the tables; later
+// ones read a map of the symbols, made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	return f.syms.Lookup(name, f.loadSymbols)
+	if f.ef != nil {
+		return f.syms.Lookup(name, f.loadStd)
+	}
+	return f.syms.LookupEach(name, f.eachLookup)
 }
 
-// loadSymbols adds the symbols of the symbol tables to f.syms, returning
-// the first error.
-func (f *File) loadSymbols() error {
+// loadStd adds the symbols of the symbol tables debug/elf reads to
+// f.syms, returning the first error.
+func (f *File) loadStd() error {
 	var first error
-	if f.ef != nil {
-		for _, load := range []func() ([]elf.Symbol, error){f.ef.Symbols, f.ef.DynamicSymbols} {
-			syms, err := load()
-			if err != nil {
-				if !errors.Is(err, elf.ErrNoSymbols) && first == nil {
-					first = fmt.Errorf("elfobj: %w", err)
-				}
-				continue
+	for _, load := range []func() ([]elf.Symbol, error){f.ef.Symbols, f.ef.DynamicSymbols} {
+		syms, err := load()
+		if err != nil {
+			if !errors.Is(err, elf.ErrNoSymbols) && first == nil {
+				first = fmt.Errorf("elfobj: %w", err)
 			}
-			for _, s := range syms {
-				f.add(s.Name, s.Info, s.Section, s.Value, s.Size)
+			continue
+		}
+		for _, s := range syms {
+			if sym, ok := symbol(s.Name, s.Info, s.Section, s.Value, s.Size); ok {
+				f.syms.Add(sym)
 			}
 		}
-		return first
 	}
-	d := decoder{order: f.order, is64: f.class == elf.ELFCLASS64}
+	return first
+}
+
+// eachLookup walks the symbols LookupSymbol searches (an objfile.Each):
+// those of every .symtab, then those of every .dynsym. A damaged table
+// does not end the walk; the first error is returned at its end.
+func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
+	var first error
 	for _, typ := range []elf.SectionType{elf.SHT_SYMTAB, elf.SHT_DYNSYM} {
 		for _, t := range f.tables {
 			if t.typ != typ {
 				continue
 			}
-			if err := f.readTable(d, t); err != nil && first == nil {
+			stopped := false
+			err := f.eachSymbol(t, name, func(s objfile.Symbol) bool {
+				stopped = !fn(s)
+				return !stopped
+			})
+			if stopped {
+				return nil
+			}
+			if err != nil && first == nil {
 				first = fmt.Errorf("elfobj: %v: %w", typ, err)
 			}
 		}
@@ -78,7 +96,6 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 			}
 			return
 		}
-		d := decoder{order: f.order, is64: f.class == elf.ELFCLASS64}
 		typ := elf.SHT_DYNSYM
 		for _, t := range f.tables {
 			if t.typ == elf.SHT_SYMTAB {
@@ -90,7 +107,7 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 				continue
 			}
 			stopped := false
-			err := f.eachSymbol(d, t, func(s objfile.Symbol) bool {
+			err := f.eachSymbol(t, "", func(s objfile.Symbol) bool {
 				stopped = !yield(s, nil)
 				return !stopped
 			})
@@ -105,67 +122,63 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 	}
 }
 
-// readTable adds the symbols of one symbol table.
-func (f *File) readTable(d decoder, t table) error {
-	return f.eachSymbol(d, t, func(s objfile.Symbol) bool {
-		f.syms.Add(s)
-		return true
-	})
-}
-
 // eachSymbol calls fn for each symbol of one symbol table that symbol
-// keeps, until fn returns false.
-func (f *File) eachSymbol(d decoder, t table, fn func(objfile.Symbol) bool) error {
+// keeps, until fn returns false; if name is not empty, only for those
+// called name (see objfile.Each). A symbol whose name is not in the string
+// table, or is not NUL-terminated there, is skipped: a bad name spoils
+// only its own symbol.
+func (f *File) eachSymbol(t table, name string, fn func(objfile.Symbol) bool) error {
+	is64 := f.class == elf.ELFCLASS64
 	size := uint64(sym32Size)
-	if d.is64 {
+	if is64 {
 		size = sym64Size
 	}
 	syms, err := entries(f.data, t.off, t.size/size, size)
 	if err != nil {
 		return err
 	}
-	strtab, err := entries(f.data, t.stroff, 1, t.strlen)
+	b, err := entries(f.data, t.stroff, 1, t.strlen)
 	if err != nil {
 		return fmt.Errorf("string table: %w", err)
 	}
+	strtab := objfile.NewStringTable(b)
+	o := f.order
 	// Entry 0 is the null symbol.
 	for b := syms[min(size, uint64(len(syms))):]; len(b) > 0; b = b[size:] {
 		var nameOff uint32
 		var info byte
 		var shndx elf.SectionIndex
 		var value, symSize uint64
-		if d.is64 {
-			nameOff = d.order.Uint32(b[0:])
+		if is64 {
+			nameOff = o.Uint32(b[0:])
 			info = b[4]
-			shndx = elf.SectionIndex(d.order.Uint16(b[6:]))
-			value = d.order.Uint64(b[8:])
-			symSize = d.order.Uint64(b[16:])
+			shndx = elf.SectionIndex(o.Uint16(b[6:]))
+			value = o.Uint64(b[8:])
+			symSize = o.Uint64(b[16:])
 		} else {
-			nameOff = d.order.Uint32(b[0:])
-			value = uint64(d.order.Uint32(b[4:]))
-			symSize = uint64(d.order.Uint32(b[8:]))
+			nameOff = o.Uint32(b[0:])
+			value = uint64(o.Uint32(b[4:]))
+			symSize = uint64(o.Uint32(b[8:]))
 			info = b[12]
-			shndx = elf.SectionIndex(d.order.Uint16(b[14:]))
+			shndx = elf.SectionIndex(o.Uint16(b[14:]))
 		}
 		if shndx == elf.SHN_UNDEF || nameOff == 0 {
 			continue
 		}
-		name, ok := cstring(strtab, uint64(nameOff))
-		if !ok {
-			continue // a bad name spoils only its own symbol
+		symName, ok := name, true
+		if name == "" {
+			symName, ok = strtab.Name(uint64(nameOff))
+		} else {
+			ok = strtab.Has(uint64(nameOff), name)
 		}
-		if s, ok := symbol(name, info, shndx, value, symSize); ok && !fn(s) {
+		if !ok {
+			continue
+		}
+		if s, ok := symbol(symName, info, shndx, value, symSize); ok && !fn(s) {
 			return nil
 		}
 	}
 	return nil
-}
-
-// add records a symbol unless symbol drops it or its name is taken.
-func (f *File) add(name string, info byte, shndx elf.SectionIndex, value, size uint64) {
-	if s, ok := symbol(name, info, shndx, value, size); ok {
-		f.syms.Add(s)
-	}
 }
 
 // symbol makes a Symbol of a symbol-table entry; ok is false for one that
