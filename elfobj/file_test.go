@@ -282,3 +282,23 @@ func TestExtendedNumbering(t *testing.T) {
 		objtest.CompareSections(t, got, want)
 	}
 }
+
+// TestUnterminatedNames checks that a string table whose names all run to
+// its end (round 3, r03) costs its size once, not once for each symbol,
+// and that names without a NUL are left out.
+func TestUnterminatedNames(t *testing.T) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386} {
+		t.Run(tg.Name, func(t *testing.T) {
+			data := objtest.Binary(t, tg)
+			hs, _ := backend.MustNewBytes(t, data).Sections()
+			i := objtest.FindSection(hs, ".strtab")
+			if i < 0 {
+				t.Fatal("no .strtab")
+			}
+			counts := objtest.CheckNamesBounded(t, data, hs[i].Offset, hs[i].FileSize, NewBytes)
+			if counts[0] < 100 || counts[1] != 0 {
+				t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, 0", counts[0], counts[1])
+			}
+		})
+	}
+}
