@@ -143,36 +143,36 @@ func (f *File) eachSymbol(t table, name string, fn func(objfile.Symbol) bool) er
 	}
 	strtab := objfile.NewStringTable(b)
 	o := f.order
-	// Entry 0 is the null symbol.
+	// Entry 0 is the null symbol. The name is checked first: a walk for
+	// one name decodes little else.
 	for b := syms[min(size, uint64(len(syms))):]; len(b) > 0; b = b[size:] {
-		var nameOff uint32
+		nameOff := uint64(o.Uint32(b[0:]))
+		if nameOff == 0 || name != "" && !strtab.Has(nameOff, name) {
+			continue
+		}
 		var info byte
 		var shndx elf.SectionIndex
 		var value, symSize uint64
 		if is64 {
-			nameOff = o.Uint32(b[0:])
 			info = b[4]
 			shndx = elf.SectionIndex(o.Uint16(b[6:]))
 			value = o.Uint64(b[8:])
 			symSize = o.Uint64(b[16:])
 		} else {
-			nameOff = o.Uint32(b[0:])
 			value = uint64(o.Uint32(b[4:]))
 			symSize = uint64(o.Uint32(b[8:]))
 			info = b[12]
 			shndx = elf.SectionIndex(o.Uint16(b[14:]))
 		}
-		if shndx == elf.SHN_UNDEF || nameOff == 0 {
+		if shndx == elf.SHN_UNDEF {
 			continue
 		}
-		symName, ok := name, true
+		symName := name
 		if name == "" {
-			symName, ok = strtab.Name(uint64(nameOff))
-		} else {
-			ok = strtab.Has(uint64(nameOff), name)
-		}
-		if !ok {
-			continue
+			var ok bool
+			if symName, ok = strtab.Name(nameOff); !ok {
+				continue
+			}
 		}
 		if s, ok := symbol(symName, info, shndx, value, symSize); ok && !fn(s) {
 			return nil
