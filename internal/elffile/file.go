@@ -36,7 +36,7 @@ func New(f *elf.File) *File {
 		class:   f.Class,
 		machine: f.Machine,
 		ef:      f,
-		secs:    objfile.SectionTable{Pkg: "elfobj", Read: []io.ReaderAt{}, NoReader: "is compressed; debug/elf does not expose its raw bytes"},
+		secs:    objfile.SectionTable{Format: "elf", Read: []io.ReaderAt{}, NoReader: "is compressed; debug/elf does not expose its raw bytes"},
 	}
 	if len(f.Sections) == 0 {
 		for _, p := range f.Progs {

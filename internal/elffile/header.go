@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
@@ -48,16 +47,17 @@ func NewBytes(data []byte) (*File, error) {
 	return f, nil
 }
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("elfobj: "+format, args...)
+	return objfile.FormatErrorf("elf", -1, format, args...)
 }
 
 // decode parses the headers of the ELF file in data.
 func decode(data []byte) (*File, error) {
 	if len(data) < elf.EI_NIDENT || string(data[:4]) != elf.ELFMAG {
-		return nil, errors.New("elfobj: not an ELF file")
+		return nil, formatError("not an ELF file")
 	}
-	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS]), secs: objfile.SectionTable{Pkg: "elfobj", Data: data}}
+	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS]), secs: objfile.SectionTable{Format: "elf", Data: data}}
 	d := decoder{}
 	switch f.class {
 	case elf.ELFCLASS32:

@@ -67,7 +67,7 @@ func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 				return nil
 			}
 			if err != nil && first == nil {
-				first = fmt.Errorf("elfobj: %v: %w", typ, err)
+				first = formatError("%v: %w", typ, err)
 			}
 		}
 	}
@@ -115,7 +115,7 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 				return
 			}
 			if err != nil {
-				yield(objfile.Symbol{}, fmt.Errorf("elfobj: %v: %w", typ, err))
+				yield(objfile.Symbol{}, formatError("%v: %w", typ, err))
 				return
 			}
 		}

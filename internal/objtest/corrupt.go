@@ -2,7 +2,9 @@ package objtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
@@ -34,7 +36,7 @@ const OpenAllocLimit = 64 << 10
 // RunCorrupt runs a subtest for each damaged file: open (the backend's
 // NewBytes, say) must return an error, or where WantOpen an object that
 // keeps the invariants of CheckBytes and passes check, unless check is
-// nil. Errors are logged. Open may allocate at most OpenAllocLimit bytes,
+// nil. Errors are logged, and must be *object.FormatError values. Open may allocate at most OpenAllocLimit bytes,
 // and looking up a symbol (which reads the symbol table) at most 16 bytes
 // for each byte of the file beyond that: no allocation is sized by a count
 // the file claims.
@@ -52,6 +54,10 @@ func RunCorrupt(t *testing.T, files []Corrupt, open func([]byte) (object.Object,
 			case err != nil && f.WantOpen:
 				t.Fatalf("NewBytes: %v", err)
 			case err != nil:
+				var fe *object.FormatError
+				if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), fe.Format+"obj: ") {
+					t.Errorf("NewBytes: %v (%T), want an *object.FormatError", err, err)
+				}
 				t.Log(err)
 				return
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/pe"
 	"encoding/binary"
-	"fmt"
 	"strconv"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
@@ -29,8 +28,9 @@ func NewBytes(data []byte) (*File, error) {
 	return f, nil
 }
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("peobj: "+format, args...)
+	return objfile.FormatErrorf("pe", -1, format, args...)
 }
 
 // sub returns the n bytes at off in data, or an error naming what if they
@@ -58,7 +58,7 @@ func decode(data []byte) (*File, error) {
 	}
 	fh := sig[4:]
 	f := &File{
-		secs:    objfile.SectionTable{Pkg: "peobj", Data: data},
+		secs:    objfile.SectionTable{Format: "pe", Data: data},
 		data:    data,
 		machine: le.Uint16(fh[0:]),
 		symoff:  uint64(le.Uint32(fh[8:])),

@@ -65,7 +65,7 @@ func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 		return err
 	}
 	if err := walk(tab, f.magic&p9.Magic64 != 0, visit); err != nil {
-		return fmt.Errorf("plan9obj: %w", err)
+		return formatError("symbol table: %w", err)
 	}
 	return nil
 }
