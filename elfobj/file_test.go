@@ -285,7 +285,8 @@ func TestExtendedNumbering(t *testing.T) {
 
 // TestUnterminatedNames checks that a string table whose names all run to
 // its end (round 3, r03) costs its size once, not once for each symbol,
-// and that names without a NUL are left out.
+// and that names without a NUL are left out, also for a file adapted from
+// debug/elf (whose own Symbols copies every name to its end).
 func TestUnterminatedNames(t *testing.T) {
 	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386} {
 		t.Run(tg.Name, func(t *testing.T) {
@@ -295,9 +296,19 @@ func TestUnterminatedNames(t *testing.T) {
 			if i < 0 {
 				t.Fatal("no .strtab")
 			}
-			counts := objtest.CheckNamesBounded(t, data, hs[i].Offset, hs[i].FileSize, NewBytes)
-			if counts[0] < 100 || counts[1] != 0 {
-				t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, 0", counts[0], counts[1])
+			// Read by NewBytes, and by New from debug/elf's File.
+			viaStd := func(b []byte) (object.Object, error) {
+				ef, err := elf.NewFile(bytes.NewReader(b))
+				if err != nil {
+					return nil, err
+				}
+				return New(ef), nil
+			}
+			for _, open := range []func([]byte) (object.Object, error){NewBytes, viaStd} {
+				counts := objtest.CheckNamesBounded(t, data, hs[i].Offset, hs[i].FileSize, open)
+				if counts[0] < 100 || counts[1] != 0 {
+					t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, 0", counts[0], counts[1])
+				}
 			}
 		})
 	}

@@ -22,7 +22,7 @@ type File struct {
 	data []byte
 	ef   *elf.File
 
-	tables []table // symbol tables found in the section headers (NewBytes)
+	tables []*table // the symbol tables of the section headers
 	syms   objfile.SymbolMap
 }
 
@@ -49,6 +49,13 @@ func New(f *elf.File) *File {
 		return ff
 	}
 	for _, s := range f.Sections {
+		if s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM {
+			t := &table{typ: s.Type, sec: s}
+			if int(s.Link) < len(f.Sections) {
+				t.strSec = f.Sections[s.Link]
+			}
+			ff.tables = append(ff.tables, t)
+		}
 		// s.FileSize is the raw sh_size; s.Size is the uncompressed size.
 		ff.secs.Headers = append(ff.secs.Headers, sectionHeader(s.Name, s.Type, s.Flags, s.Addr, s.Offset, s.FileSize))
 		var r io.ReaderAt

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -20,12 +21,17 @@ const (
 )
 
 // A table locates a symbol table (SHT_SYMTAB or SHT_DYNSYM) and its string
-// table in the file.
+// table: in the file's bytes (NewBytes), or as debug/elf sections (New),
+// whose contents are read once, on first use.
 type table struct {
 	typ            elf.SectionType
-	off, size      uint64 // the symbols
-	entsize        uint64
-	stroff, strlen uint64 // the linked string table
+	off, size      uint64 // the symbols (NewBytes)
+	stroff, strlen uint64 // the linked string table (NewBytes)
+
+	sec, strSec *elf.Section // the same (New); strSec may be nil
+	once        sync.Once
+	syms, strs  []byte // the contents of sec and strSec
+	err         error
 }
 
 // decoder reads the fields of one ELF class and byte order.
@@ -247,7 +253,7 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM {
 			continue
 		}
-		t := table{typ: s.typ, off: s.off, size: s.size, entsize: s.entsize}
+		t := &table{typ: s.typ, off: s.off, size: s.size}
 		if uint64(s.link) < shnum {
 			str := raw[s.link]
 			t.stroff, t.strlen = str.off, str.size

@@ -2,7 +2,6 @@ package elffile
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"iter"
 
@@ -21,31 +20,7 @@ const (
 // name, the first one wins. The first few calls search the tables; later
 // ones read a map of the symbols, made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	if f.ef != nil {
-		return f.syms.Lookup(name, f.loadStd)
-	}
 	return f.syms.LookupEach(name, f.eachLookup)
-}
-
-// loadStd adds the symbols of the symbol tables debug/elf reads to
-// f.syms, returning the first error.
-func (f *File) loadStd() error {
-	var first error
-	for _, load := range []func() ([]elf.Symbol, error){f.ef.Symbols, f.ef.DynamicSymbols} {
-		syms, err := load()
-		if err != nil {
-			if !errors.Is(err, elf.ErrNoSymbols) && first == nil {
-				first = fmt.Errorf("elfobj: %w", err)
-			}
-			continue
-		}
-		for _, s := range syms {
-			if sym, ok := symbol(s.Name, s.Info, s.Section, s.Value, s.Size); ok {
-				f.syms.Add(sym)
-			}
-		}
-	}
-	return first
 }
 
 // eachLookup walks the symbols LookupSymbol searches (an objfile.Each):
@@ -81,21 +56,6 @@ func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 // after the symbols read before it.
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 	return func(yield func(objfile.Symbol, error) bool) {
-		if f.ef != nil {
-			syms, err := f.ef.Symbols()
-			if errors.Is(err, elf.ErrNoSymbols) {
-				syms, err = f.ef.DynamicSymbols()
-			}
-			for _, s := range syms {
-				if sym, ok := symbol(s.Name, s.Info, s.Section, s.Value, s.Size); ok && !yield(sym, nil) {
-					return
-				}
-			}
-			if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-				yield(objfile.Symbol{}, fmt.Errorf("elfobj: %w", err))
-			}
-			return
-		}
 		typ := elf.SHT_DYNSYM
 		for _, t := range f.tables {
 			if t.typ == elf.SHT_SYMTAB {
@@ -127,19 +87,15 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 // called name (see objfile.Each). A symbol whose name is not in the string
 // table, or is not NUL-terminated there, is skipped: a bad name spoils
 // only its own symbol.
-func (f *File) eachSymbol(t table, name string, fn func(objfile.Symbol) bool) error {
+func (f *File) eachSymbol(t *table, name string, fn func(objfile.Symbol) bool) error {
 	is64 := f.class == elf.ELFCLASS64
 	size := uint64(sym32Size)
 	if is64 {
 		size = sym64Size
 	}
-	syms, err := entries(f.data, t.off, t.size/size, size)
+	syms, b, err := f.tableData(t, size)
 	if err != nil {
 		return err
-	}
-	b, err := entries(f.data, t.stroff, 1, t.strlen)
-	if err != nil {
-		return fmt.Errorf("string table: %w", err)
 	}
 	strtab := objfile.NewStringTable(b)
 	o := f.order
@@ -192,4 +148,31 @@ func symbol(name string, info byte, shndx elf.SectionIndex, value, size uint64) 
 		return s, false
 	}
 	return objfile.Symbol{Name: name, Addr: value, Size: size, Func: elf.ST_TYPE(info) == elf.STT_FUNC}, true
+}
+
+// tableData returns the entries of symbol table t, whose entries are of
+// the given size, and the bytes of its string table. A File made by New
+// reads them through debug/elf once, and keeps them.
+func (f *File) tableData(t *table, size uint64) (syms, strtab []byte, err error) {
+	if f.ef == nil {
+		if syms, err = entries(f.data, t.off, t.size/size, size); err != nil {
+			return nil, nil, err
+		}
+		if strtab, err = entries(f.data, t.stroff, 1, t.strlen); err != nil {
+			return nil, nil, fmt.Errorf("string table: %w", err)
+		}
+		return syms, strtab, nil
+	}
+	t.once.Do(func() {
+		if t.syms, t.err = t.sec.Data(); t.err != nil || t.strSec == nil {
+			return
+		}
+		if t.strs, t.err = t.strSec.Data(); t.err != nil {
+			t.err = fmt.Errorf("string table: %w", t.err)
+		}
+	})
+	if t.err != nil {
+		return nil, nil, t.err
+	}
+	return t.syms[:uint64(len(t.syms))/size*size], t.strs, nil
 }
