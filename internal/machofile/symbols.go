@@ -42,7 +42,7 @@ func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 	if f.mf != nil {
 		if f.mf.Symtab != nil {
 			for _, s := range f.mf.Symtab.Syms {
-				if name != "" && goName(s.Name) != name {
+				if name != "" && s.Name != name { // debug/macho applies goName
 					continue
 				}
 				if sym, ok := f.symbol(s.Name, s.Type, s.Sect, s.Value); ok && !fn(sym) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 )
 
 // cstring is the plain reading of the name at off in tab, for comparison.
@@ -95,8 +96,9 @@ func TestHasAllocates(t *testing.T) {
 }
 
 func FuzzStringTable(f *testing.F) {
-	f.Add([]byte("\x00abc\x00de\x00"))
-	f.Add([]byte("\x00" + strings.Repeat("x", 2*shortName) + "\x00y"))
+	fuzzseed.Add(f, []byte("\x00abc\x00de\x00"))
+	fuzzseed.Add(f, []byte("\x00"+strings.Repeat("x", 2*shortName)+"\x00y"))
+	fuzzseed.Add(f, []byte(strings.Repeat("ab\x00", shortName/2)+strings.Repeat("c", shortName+3)+"\x00"))
 	f.Fuzz(func(t *testing.T, tab []byte) {
 		if len(tab) > 4*shortName {
 			return // each offset is checked
