@@ -313,3 +313,34 @@ func TestUnterminatedNames(t *testing.T) {
 		})
 	}
 }
+
+// TestManySymbolTables checks that, as in debug/elf, the first SHT_SYMTAB
+// section is the symbol table: a damaged file whose every section claims
+// to be a copy of it must not make each walk read them all.
+func TestManySymbolTables(t *testing.T) {
+	orig := objtest.Binary(t, objtest.LinuxAMD64)
+	le := binary.LittleEndian
+	hs, _ := backend.MustNewBytes(t, orig).Sections()
+	symtab := objtest.FindSection(hs, ".symtab")
+	shoff := le.Uint64(orig[40:])
+	data := objtest.Patcher(orig)(func(b []byte) {
+		src := b[shoff+uint64(symtab)*64:]
+		for i := 1; i < symtab; i++ {
+			sh := b[shoff+uint64(i)*64:]
+			copy(sh[4:64], src[4:64]) // all but the name
+		}
+	})
+	count := func(data []byte) int {
+		n := 0
+		for _, err := range backend.MustNewBytes(t, data).(object.SymbolIterator).Symbols() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	if got, want := count(data), count(orig); got != want || symtab < 10 {
+		t.Errorf("%d symbols from %d copies of .symtab, want %d", got, symtab, want)
+	}
+}

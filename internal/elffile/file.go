@@ -22,7 +22,7 @@ type File struct {
 	data []byte
 	ef   *elf.File
 
-	tables []*table // the symbol tables of the section headers
+	tables []*table // the first symbol table of each type (see table)
 	syms   objfile.SymbolMap
 }
 
@@ -49,7 +49,7 @@ func New(f *elf.File) *File {
 		return ff
 	}
 	for _, s := range f.Sections {
-		if s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM {
+		if (s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM) && ff.table(s.Type) == nil {
 			t := &table{typ: s.Type, sec: s}
 			if int(s.Link) < len(f.Sections) {
 				t.strSec = f.Sections[s.Link]

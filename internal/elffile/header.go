@@ -250,7 +250,7 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 
 	// Remember where the symbol tables are; LookupSymbol reads them.
 	for _, s := range raw {
-		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM {
+		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM || f.table(s.typ) != nil {
 			continue
 		}
 		t := &table{typ: s.typ, off: s.off, size: s.size}

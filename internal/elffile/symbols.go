@@ -24,29 +24,41 @@ func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 }
 
 // eachLookup walks the symbols LookupSymbol searches (an objfile.Each):
-// those of every .symtab, then those of every .dynsym. A damaged table
-// does not end the walk; the first error is returned at its end.
+// those of .symtab, then those of .dynsym. A damaged table does not end
+// the walk; the first error is returned at its end.
 func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 	var first error
 	for _, typ := range []elf.SectionType{elf.SHT_SYMTAB, elf.SHT_DYNSYM} {
-		for _, t := range f.tables {
-			if t.typ != typ {
-				continue
-			}
-			stopped := false
-			err := f.eachSymbol(t, name, func(s objfile.Symbol) bool {
-				stopped = !fn(s)
-				return !stopped
-			})
-			if stopped {
-				return nil
-			}
-			if err != nil && first == nil {
-				first = formatError("%v: %w", typ, err)
-			}
+		t := f.table(typ)
+		if t == nil {
+			continue
+		}
+		stopped := false
+		err := f.eachSymbol(t, name, func(s objfile.Symbol) bool {
+			stopped = !fn(s)
+			return !stopped
+		})
+		if stopped {
+			return nil
+		}
+		if err != nil && first == nil {
+			first = formatError("%v: %w", typ, err)
 		}
 	}
 	return first
+}
+
+// table returns the symbol table of type typ (SHT_SYMTAB or SHT_DYNSYM),
+// or nil. A file has at most one of each type (the ELF specification);
+// like debug/elf, the first section of the type is the table, so that a
+// damaged file with many cannot make each walk read them all.
+func (f *File) table(typ elf.SectionType) *table {
+	for _, t := range f.tables {
+		if t.typ == typ {
+			return t
+		}
+	}
+	return nil
 }
 
 // Symbols yields the symbols of the static symbol table (.symtab) or, if
@@ -56,28 +68,21 @@ func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 // after the symbols read before it.
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 	return func(yield func(objfile.Symbol, error) bool) {
-		typ := elf.SHT_DYNSYM
-		for _, t := range f.tables {
-			if t.typ == elf.SHT_SYMTAB {
-				typ = elf.SHT_SYMTAB
-			}
+		typ := elf.SHT_SYMTAB
+		t := f.table(typ)
+		if t == nil {
+			typ, t = elf.SHT_DYNSYM, f.table(elf.SHT_DYNSYM)
 		}
-		for _, t := range f.tables {
-			if t.typ != typ {
-				continue
-			}
-			stopped := false
-			err := f.eachSymbol(t, "", func(s objfile.Symbol) bool {
-				stopped = !yield(s, nil)
-				return !stopped
-			})
-			if stopped {
-				return
-			}
-			if err != nil {
-				yield(objfile.Symbol{}, formatError("%v: %w", typ, err))
-				return
-			}
+		if t == nil {
+			return
+		}
+		stopped := false
+		err := f.eachSymbol(t, "", func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, formatError("%v: %w", typ, err))
 		}
 	}
 }
