@@ -121,8 +121,12 @@ func (f *File) SectionData(i int) ([]byte, error) {
 // LookupSymbol returns the symbol called name from the file's symbol table
 // (see the backend packages for which table and which symbols). The error
 // wraps ErrNoSymbol when there is no such symbol or no symbol table, or
-// when the table cannot be read. The returned Symbol stays valid after
-// Close.
+// when the table cannot be read (and then also a *FormatError). The
+// returned Symbol stays valid after Close.
+//
+// The first few calls search the table where it is stored, comparing
+// names in place, which allocates nothing: what opening a Go symbol table
+// needs. Later calls read a map of the symbols, built once.
 func (f *File) LookupSymbol(name string) (Symbol, error) {
 	if f.closed.Load() {
 		return Symbol{}, f.errClosed()
