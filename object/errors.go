@@ -16,8 +16,10 @@ func init() {
 // NewBytes and the backends' NewBytes return one for a file whose headers
 // are inconsistent, and SectionData, LookupSymbol (wrapped with
 // ErrNoSymbol) and Symbols for a section or symbol table that is; use
-// errors.As to find it. Errors of the standard library's files adapted by
-// a backend's New are returned as the standard library made them.
+// errors.As to find it. Where a backend's New adapts a file of the
+// standard library, the standard library's errors reading its symbol
+// table become the What of a FormatError, and its errors reading a
+// section are returned as it made them.
 //
 // Its message begins with the name of the format's backend package:
 // "elfobj: section headers: table at 0x1000 size 0x40 extends beyond the

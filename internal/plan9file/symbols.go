@@ -56,7 +56,7 @@ func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 			}
 		}
 		if err != nil && !errors.Is(err, p9.ErrNoSymbols) {
-			return fmt.Errorf("plan9obj: %w", err)
+			return formatError("symbol table: %w", err)
 		}
 		return nil
 	}
