@@ -19,7 +19,9 @@
 // The File's LookupSymbol looks in the static symbol table (.symtab) or,
 // failing that, the dynamic one (.dynsym). Undefined symbols and section and
 // file symbols are ignored; where several symbols share a name, the first
-// one wins. The tables are read on the first call. A stripped binary, or a
+// one wins. The first few calls search the tables where they are
+// stored, allocating nothing; later ones read a map of their symbols, made
+// once. A stripped binary, or a
 // file without section headers, has no symbol table: LookupSymbol returns
 // object.ErrNoSymbol.
 //

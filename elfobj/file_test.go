@@ -282,3 +282,65 @@ func TestExtendedNumbering(t *testing.T) {
 		objtest.CompareSections(t, got, want)
 	}
 }
+
+// TestUnterminatedNames checks that a string table whose names all run to
+// its end (round 3, r03) costs its size once, not once for each symbol,
+// and that names without a NUL are left out, also for a file adapted from
+// debug/elf (whose own Symbols copies every name to its end).
+func TestUnterminatedNames(t *testing.T) {
+	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.Linux386} {
+		t.Run(tg.Name, func(t *testing.T) {
+			data := objtest.Binary(t, tg)
+			hs, _ := backend.MustNewBytes(t, data).Sections()
+			i := objtest.FindSection(hs, ".strtab")
+			if i < 0 {
+				t.Fatal("no .strtab")
+			}
+			// Read by NewBytes, and by New from debug/elf's File.
+			viaStd := func(b []byte) (object.Object, error) {
+				ef, err := elf.NewFile(bytes.NewReader(b))
+				if err != nil {
+					return nil, err
+				}
+				return New(ef), nil
+			}
+			for _, open := range []func([]byte) (object.Object, error){NewBytes, viaStd} {
+				counts := objtest.CheckNamesBounded(t, data, hs[i].Offset, hs[i].FileSize, open)
+				if counts[0] < 100 || counts[1] != 0 {
+					t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, 0", counts[0], counts[1])
+				}
+			}
+		})
+	}
+}
+
+// TestManySymbolTables checks that, as in debug/elf, the first SHT_SYMTAB
+// section is the symbol table: a damaged file whose every section claims
+// to be a copy of it must not make each walk read them all.
+func TestManySymbolTables(t *testing.T) {
+	orig := objtest.Binary(t, objtest.LinuxAMD64)
+	le := binary.LittleEndian
+	hs, _ := backend.MustNewBytes(t, orig).Sections()
+	symtab := objtest.FindSection(hs, ".symtab")
+	shoff := le.Uint64(orig[40:])
+	data := objtest.Patcher(orig)(func(b []byte) {
+		src := b[shoff+uint64(symtab)*64:]
+		for i := 1; i < symtab; i++ {
+			sh := b[shoff+uint64(i)*64:]
+			copy(sh[4:64], src[4:64]) // all but the name
+		}
+	})
+	count := func(data []byte) int {
+		n := 0
+		for _, err := range backend.MustNewBytes(t, data).(object.SymbolIterator).Symbols() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	if got, want := count(data), count(orig); got != want || symtab < 10 {
+		t.Errorf("%d symbols from %d copies of .symtab, want %d", got, symtab, want)
+	}
+}

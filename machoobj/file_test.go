@@ -290,3 +290,28 @@ func TestCorrupt(t *testing.T) {
 
 // symtabSize is the size of an LC_SYMTAB command.
 const symtabSize = 24
+
+// TestUnterminatedNames checks that a string table whose names all run to
+// its end (round 3, r03) costs its size once, not once for each symbol,
+// and that names without a NUL are left out.
+func TestUnterminatedNames(t *testing.T) {
+	for _, tg := range objtest.MachO {
+		t.Run(tg.Name, func(t *testing.T) {
+			data := objtest.Binary(t, tg)
+			mf, err := macho.NewFile(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := mf.Symtab
+			if st == nil {
+				t.Fatal("no LC_SYMTAB")
+			}
+			// debug/macho leaves st.SymtabCmd zero: read the command.
+			stroff, strsize := mf.ByteOrder.Uint32(st.LoadBytes[16:]), mf.ByteOrder.Uint32(st.LoadBytes[20:])
+			counts := objtest.CheckNamesBounded(t, data, uint64(stroff), uint64(strsize), NewBytes)
+			if counts[0] < 100 || counts[1] != 0 {
+				t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, 0", counts[0], counts[1])
+			}
+		})
+	}
+}

@@ -24,8 +24,9 @@
 // LookupSymbol drops the prefix from names containing a dot, so Go symbols
 // are found by their Go names ("runtime.pclntab") and C symbols by their
 // stored names ("_main"). Debugging entries and undefined symbols are
-// ignored, and sizes are not recorded, so Size is 0. The table is read on
-// the first call.
+// ignored, and sizes are not recorded, so Size is 0. The first few calls search the table
+// where it is stored, allocating nothing; later ones read a map of its
+// symbols, made once.
 //
 // Every Object this package returns is an *object.File, which also
 // implements object.SymbolLookup and object.Describer.

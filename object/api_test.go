@@ -24,6 +24,7 @@ func TestPublicTypes(t *testing.T) {
 		reflect.TypeFor[object.Symbol](),
 		reflect.TypeFor[object.SymbolLookup](),
 		reflect.TypeFor[object.Describer](),
+		reflect.TypeFor[object.FormatError](),
 	} {
 		if got := typ.PkgPath(); got != "github.com/gosym-dev/gosym/object" {
 			t.Errorf("%v is defined in %s", typ, got)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -120,13 +121,20 @@ func (f *File) SectionData(i int) ([]byte, error) {
 // LookupSymbol returns the symbol called name from the file's symbol table
 // (see the backend packages for which table and which symbols). The error
 // wraps ErrNoSymbol when there is no such symbol or no symbol table, or
-// when the table cannot be read. The returned Symbol stays valid after
-// Close.
+// when the table cannot be read (and then also a *FormatError). The
+// returned Symbol stays valid after Close.
+//
+// The first few calls search the table where it is stored, comparing
+// names in place, which allocates nothing: what opening a Go symbol table
+// needs. Later calls read a map of the symbols, built once.
 func (f *File) LookupSymbol(name string) (Symbol, error) {
 	if f.closed.Load() {
 		return Symbol{}, f.errClosed()
 	}
 	s, ok, err := f.dec.LookupSymbol(name)
+	// The decoder reads f's memory, which is released once f is
+	// unreachable: the caller may not use f after this call.
+	runtime.KeepAlive(f)
 	switch {
 	case ok:
 		return Symbol(s), nil
@@ -150,6 +158,9 @@ func (f *File) Symbols() iter.Seq2[Symbol, error] {
 		if !ok {
 			return
 		}
+		// The decoder reads f's memory as the loop runs, and f must stay
+		// reachable meanwhile: the caller may hold only the iterator.
+		defer runtime.KeepAlive(f)
 		for s, err := range it.Symbols() {
 			if !yield(Symbol(s), err) {
 				return

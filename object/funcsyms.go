@@ -45,32 +45,61 @@ func FuncSymbols(obj Object) []FuncSymbol {
 	slices.SortStableFunc(syms, func(a, b FuncSymbol) int {
 		return cmp.Or(cmp.Compare(a.Lo, b.Lo), boolCompare(sizeless(a), sizeless(b)))
 	})
-	out := syms[:0]
-	for i, s := range syms {
-		// The executable section that holds s.
-		end, in := uint64(0), false
-		for _, h := range hs {
-			if h.Flags&SectionExec != 0 && h.Addr <= s.Lo && s.Lo-h.Addr < h.Size {
-				end, in = h.Addr+h.Size, true
-				break
-			}
+	code := execRanges(hs)
+	// next is the address of the first symbol after the current one that
+	// starts at a higher address, found walking back from the end, so that
+	// the work does not grow with the symbols sharing an address.
+	next, nextLo := uint64(math.MaxUint64), uint64(math.MaxUint64)
+	for i := len(syms) - 1; i >= 0; i-- {
+		s := &syms[i]
+		if s.Lo != nextLo {
+			next = nextLo
+			nextLo = s.Lo
 		}
-		if !in {
+		// The executable code that holds s: the last range starting at
+		// or before it.
+		j, found := slices.BinarySearchFunc(code, s.Lo, func(r addrRange, lo uint64) int { return cmp.Compare(r.lo, lo) })
+		if !found {
+			j--
+		}
+		if j < 0 || s.Lo-code[j].lo >= code[j].hi-code[j].lo {
+			s.Lo, s.Hi = 1, 0 // dropped below
 			continue
 		}
 		if s.Hi == s.Lo {
-			s.Hi = end
-			for _, n := range syms[i+1:] {
-				if n.Lo > s.Lo {
-					s.Hi = min(n.Lo, end)
-					break
-				}
-			}
+			s.Hi = min(next, code[j].hi)
 		}
-		if s.Hi-s.Lo > math.MaxUint32 {
+	}
+	out := syms[:0]
+	for _, s := range syms {
+		if s.Hi >= s.Lo && s.Hi-s.Lo <= math.MaxUint32 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// addrRange is the address range [lo, hi).
+type addrRange struct{ lo, hi uint64 }
+
+// execRanges returns the address ranges of the executable sections of hs,
+// sorted, where sections that overlap make one range (sections that
+// touch do not).
+func execRanges(hs []SectionHeader) []addrRange {
+	var rs []addrRange
+	for _, h := range hs {
+		if h.Flags&SectionExec != 0 && h.Size > 0 && h.Addr+h.Size > h.Addr {
+			rs = append(rs, addrRange{h.Addr, h.Addr + h.Size})
+		}
+	}
+	slices.SortFunc(rs, func(a, b addrRange) int { return cmp.Compare(a.lo, b.lo) })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.lo < out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, r.hi)
 			continue
 		}
-		out = append(out, s)
+		out = append(out, r)
 	}
 	return out
 }

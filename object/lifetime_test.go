@@ -2,6 +2,7 @@ package object_test
 
 import (
 	"bytes"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -97,4 +98,49 @@ func openAndDrop(t *testing.T, name string, closeIt bool) bool {
 		f.Close()
 	}
 	return ok && mapped
+}
+
+// TestSymbolsKeepFile checks that the iterator Symbols returns keeps its
+// File's memory while it runs, when the caller holds nothing else (as
+// FuncSymbols does): the decoder reads the mapping, which goes once the
+// File is unreachable. Before, a collection in the loop unmapped it and
+// the next symbol faulted.
+func TestSymbolsKeepFile(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "prog")
+	src, err := os.ReadFile(objtest.Path(t, objtest.LinuxAMD64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, src, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	seq := func() iter.Seq2[object.Symbol, error] {
+		f, err := object.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Symbols()
+	}()
+	n := 0
+	for _, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n%500 == 0 {
+			// Collect, and give the cleanup goroutine time to run.
+			for range 3 {
+				runtime.GC()
+				time.Sleep(5 * time.Millisecond)
+			}
+			if mapped, ok := objtest.InMaps(t, name); !ok {
+				t.Skip("no /proc/self/maps")
+			} else if !mapped {
+				t.Fatalf("unmapped after %d symbols", n)
+			}
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("%d symbols", n)
+	}
 }

@@ -1,6 +1,7 @@
 package peobj
 
 import (
+	"bytes"
 	"debug/pe"
 	"encoding/binary"
 	"testing"
@@ -138,4 +139,28 @@ func TestCorrupt(t *testing.T) {
 			t.Errorf("no .rdata in %+v", hs)
 		}
 	})
+}
+
+// TestUnterminatedNames checks that a COFF string table whose names all
+// run to its end (round 3, r03) costs its size once, not once for each
+// symbol, and that long names without a NUL are left out (short names,
+// stored in the symbol, stay).
+func TestUnterminatedNames(t *testing.T) {
+	for _, tg := range objtest.PE {
+		t.Run(tg.Name, func(t *testing.T) {
+			data := objtest.Binary(t, tg)
+			pf, err := pe.NewFile(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The string table follows the symbol table: a 4-byte
+			// length, which counts itself, then the names.
+			start := uint64(pf.PointerToSymbolTable) + uint64(pf.NumberOfSymbols)*pe.COFFSymbolSize
+			size := uint64(binary.LittleEndian.Uint32(data[start:]))
+			counts := objtest.CheckNamesBounded(t, data, start+4, size-4, NewBytes)
+			if counts[0] < 100 || counts[1] >= counts[0]/2 {
+				t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, far fewer", counts[0], counts[1])
+			}
+		})
+	}
 }

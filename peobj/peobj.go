@@ -26,8 +26,10 @@
 // share a name, the first one wins. A COFF symbol's value is relative to
 // its section; the returned Addr is absolute (image base plus the
 // section's relative address plus the value). Undefined, debug and file
-// symbols are ignored, and sizes are not recorded, so Size is 0. The table
-// is read on the first call; a file linked with -s has none.
+// symbols are ignored, and sizes are not recorded, so Size is 0. A file
+// linked with -s has no table. The first few calls search the table
+// where it is stored, allocating nothing; later ones read a map of its
+// symbols, made once.
 //
 // Every Object this package returns is an *object.File, which also
 // implements object.SymbolLookup and object.Describer.

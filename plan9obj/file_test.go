@@ -143,3 +143,20 @@ const (
 	bssSect
 	symsSect
 )
+
+// TestUnterminatedNames checks that a symbol table whose names are not
+// NUL-terminated (round 3, r03) costs no more than its size: the first
+// name runs to the end of the table, the only symbol, or, without a NUL
+// at the end, an error.
+func TestUnterminatedNames(t *testing.T) {
+	data := objtest.Binary(t, objtest.Plan9AMD64)
+	hs, _ := backend.MustNewBytes(t, data).Sections()
+	i := objtest.FindSection(hs, "syms")
+	if i < 0 {
+		t.Fatal("no syms section")
+	}
+	counts := objtest.CheckNamesBounded(t, data, hs[i].Offset, hs[i].FileSize, NewBytes)
+	if counts[0] > 1 || counts[1] != 0 {
+		t.Errorf("Symbols yields %v symbols, want at most 1, then 0", counts)
+	}
+}

@@ -27,8 +27,10 @@
 //
 // The File's LookupSymbol finds the text, data and bss symbols (types T,
 // t, L, l, D, d, B and b) of the Plan 9 symbol table; where several share a
-// name, the first one wins. Sizes are not recorded, so Size is 0. The
-// table is read on the first call; a file linked with -s has none.
+// name, the first one wins. Sizes are not recorded, so Size is 0. A file
+// linked with -s has no table. The first few calls search the table
+// where it is stored, allocating nothing; later ones read a map of its
+// symbols, made once.
 //
 // Every Object this package returns is an *object.File, which also
 // implements object.SymbolLookup and object.Describer.

@@ -134,3 +134,20 @@ func TestCorrupt(t *testing.T) {
 	}
 	objtest.RunCorrupt(t, files, NewBytes, nil)
 }
+
+// TestUnterminatedNames checks that a name section without NULs (round 3,
+// r03, whose names are length-prefixed here: its counts and indexes
+// change) costs no more than its size.
+func TestUnterminatedNames(t *testing.T) {
+	data := objtest.Binary(t, objtest.WASIP1Wasm)
+	obj, err := NewBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := obj.Sections()
+	i := objtest.FindSection(hs, "name")
+	if i < 0 {
+		t.Fatal("no name section")
+	}
+	objtest.CheckNamesBounded(t, data, hs[i].Offset, hs[i].FileSize, NewBytes)
+}

@@ -197,3 +197,19 @@ func TestCorrupt(t *testing.T) {
 	}
 	objtest.RunCorrupt(t, files, NewBytes, nil)
 }
+
+// TestUnterminatedNames checks that a string table whose names all run to
+// its end (round 3, r03) costs its size once, not once for each symbol,
+// and that names without a NUL are left out.
+func TestUnterminatedNames(t *testing.T) {
+	data := objtest.Binary(t, objtest.AIXPPC64)
+	be := binary.BigEndian
+	// XCOFF64: f_symptr at 8, f_nsyms at 20; the string table follows
+	// the symbols, a 4-byte length (which counts itself), then the names.
+	start := be.Uint64(data[8:]) + uint64(be.Uint32(data[20:]))*18
+	size := uint64(be.Uint32(data[start:]))
+	counts := objtest.CheckNamesBounded(t, data, start+4, size-4, NewBytes)
+	if counts[0] < 100 || counts[1] != 0 {
+		t.Errorf("Symbols yields %d symbols whose names run to the end, %d without a NUL; want 100 or more, 0", counts[0], counts[1])
+	}
+}

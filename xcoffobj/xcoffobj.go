@@ -30,8 +30,10 @@
 // (storage classes C_EXT, C_HIDEXT and C_WEAKEXT) defined in a section;
 // Addr is the symbol's value, a virtual address. Size is the function size
 // of a function symbol's auxiliary entry, or the csect length of a section
-// definition, else 0. Where several share a name, the first one wins. The
-// table is read on the first call; a file linked with -s has none.
+// definition, else 0. Where several share a name, the first one wins. A
+// file linked with -s has no table. The first few calls search the table
+// where it is stored, allocating nothing; later ones read a map of its
+// symbols, made once.
 //
 // Every Object this package returns is an *object.File, which also
 // implements object.SymbolLookup and object.Describer (Format "xcoff").

@@ -22,7 +22,7 @@ type File struct {
 	data []byte
 	ef   *elf.File
 
-	tables []table // symbol tables found in the section headers (NewBytes)
+	tables []*table // the first symbol table of each type (see table)
 	syms   objfile.SymbolMap
 }
 
@@ -36,7 +36,7 @@ func New(f *elf.File) *File {
 		class:   f.Class,
 		machine: f.Machine,
 		ef:      f,
-		secs:    objfile.SectionTable{Pkg: "elfobj", Read: []io.ReaderAt{}, NoReader: "is compressed; debug/elf does not expose its raw bytes"},
+		secs:    objfile.SectionTable{Format: "elf", Read: []io.ReaderAt{}, NoReader: "is compressed; debug/elf does not expose its raw bytes"},
 	}
 	if len(f.Sections) == 0 {
 		for _, p := range f.Progs {
@@ -49,6 +49,13 @@ func New(f *elf.File) *File {
 		return ff
 	}
 	for _, s := range f.Sections {
+		if (s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM) && ff.table(s.Type) == nil {
+			t := &table{typ: s.Type, sec: s}
+			if int(s.Link) < len(f.Sections) {
+				t.strSec = f.Sections[s.Link]
+			}
+			ff.tables = append(ff.tables, t)
+		}
 		// s.FileSize is the raw sh_size; s.Size is the uncompressed size.
 		ff.secs.Headers = append(ff.secs.Headers, sectionHeader(s.Name, s.Type, s.Flags, s.Addr, s.Offset, s.FileSize))
 		var r io.ReaderAt

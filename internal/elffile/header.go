@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"strings"
+	"sync"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -22,12 +21,17 @@ const (
 )
 
 // A table locates a symbol table (SHT_SYMTAB or SHT_DYNSYM) and its string
-// table in the file.
+// table: in the file's bytes (NewBytes), or as debug/elf sections (New),
+// whose contents are read once, on first use.
 type table struct {
 	typ            elf.SectionType
-	off, size      uint64 // the symbols
-	entsize        uint64
-	stroff, strlen uint64 // the linked string table
+	off, size      uint64 // the symbols (NewBytes)
+	stroff, strlen uint64 // the linked string table (NewBytes)
+
+	sec, strSec *elf.Section // the same (New); strSec may be nil
+	once        sync.Once
+	syms, strs  []byte // the contents of sec and strSec
+	err         error
 }
 
 // decoder reads the fields of one ELF class and byte order.
@@ -49,16 +53,17 @@ func NewBytes(data []byte) (*File, error) {
 	return f, nil
 }
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("elfobj: "+format, args...)
+	return objfile.FormatErrorf("elf", -1, format, args...)
 }
 
 // decode parses the headers of the ELF file in data.
 func decode(data []byte) (*File, error) {
 	if len(data) < elf.EI_NIDENT || string(data[:4]) != elf.ELFMAG {
-		return nil, errors.New("elfobj: not an ELF file")
+		return nil, formatError("not an ELF file")
 	}
-	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS]), secs: objfile.SectionTable{Pkg: "elfobj", Data: data}}
+	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS]), secs: objfile.SectionTable{Format: "elf", Data: data}}
 	d := decoder{}
 	switch f.class {
 	case elf.ELFCLASS32:
@@ -217,24 +222,26 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 			return formatError("section name table: %w", err)
 		}
 	}
-	// One string holds every name, so that the allocations do not grow
-	// with the number of sections. It ends with the last name, should the
-	// table hold more than section names.
-	end := 0
+	// The names are read from one copy of the table (see
+	// objfile.StringTable), which ends with the last name, should the
+	// table hold more than section names: every name starts at or before
+	// the greatest offset, so it ends at or before the NUL that follows.
+	last := uint32(0)
 	for _, s := range raw {
-		if off := uint64(s.name); off < uint64(len(names)) {
-			if n := bytes.IndexByte(names[off:], 0); n >= 0 {
-				end = max(end, int(off)+n+1)
-			}
+		last = max(last, s.name)
+	}
+	if uint64(last) < uint64(len(names)) {
+		if n := bytes.IndexByte(names[last:], 0); n >= 0 {
+			names = names[:int(last)+n+1]
 		}
 	}
-	allNames := string(names[:end])
+	strtab := objfile.NewStringTable(names)
 	f.secs.Headers = make([]objfile.SectionHeader, shnum)
 	for i, s := range raw {
 		var name string
 		if names != nil {
 			var ok bool
-			if name, ok = cstringIn(allNames, uint64(s.name)); !ok {
+			if name, ok = strtab.Name(uint64(s.name)); !ok {
 				return formatError("section %d: name offset %#x out of range", i, s.name)
 			}
 		}
@@ -243,10 +250,10 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 
 	// Remember where the symbol tables are; LookupSymbol reads them.
 	for _, s := range raw {
-		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM {
+		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM || f.table(s.typ) != nil {
 			continue
 		}
-		t := table{typ: s.typ, off: s.off, size: s.size, entsize: s.entsize}
+		t := &table{typ: s.typ, off: s.off, size: s.size}
 		if uint64(s.link) < shnum {
 			str := raw[s.link]
 			t.stroff, t.strlen = str.off, str.size
@@ -285,31 +292,4 @@ func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
 		f.secs.Headers = append(f.secs.Headers, segmentHeader(flags, vaddr, memsz, off, filesz))
 	}
 	return nil
-}
-
-// cstringIn returns the NUL-terminated string at off in tab, sharing its
-// memory.
-func cstringIn(tab string, off uint64) (string, bool) {
-	if off >= uint64(len(tab)) {
-		return "", false
-	}
-	s := tab[off:]
-	n := strings.IndexByte(s, 0)
-	if n < 0 {
-		return "", false
-	}
-	return s[:n], true
-}
-
-// cstring returns the NUL-terminated string at off in tab.
-func cstring(tab []byte, off uint64) (string, bool) {
-	if off >= uint64(len(tab)) {
-		return "", false
-	}
-	b := tab[off:]
-	n := bytes.IndexByte(b, 0)
-	if n < 0 {
-		return "", false
-	}
-	return string(b[:n]), true
 }

@@ -2,7 +2,6 @@ package elffile
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"iter"
 
@@ -18,42 +17,48 @@ const (
 // LookupSymbol returns the symbol called name from the static symbol table
 // (.symtab) or, failing that, the dynamic one (.dynsym). Undefined symbols
 // and section and file symbols are ignored; where several symbols share a
-// name, the first one wins. The tables are read on the first call.
+// name, the first one wins. The first few calls search the tables; later
+// ones read a map of the symbols, made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
-	return f.syms.Lookup(name, f.loadSymbols)
+	return f.syms.LookupEach(name, f.eachLookup)
 }
 
-// loadSymbols adds the symbols of the symbol tables to f.syms, returning
-// the first error.
-func (f *File) loadSymbols() error {
+// eachLookup walks the symbols LookupSymbol searches (an objfile.Each):
+// those of .symtab, then those of .dynsym. A damaged table does not end
+// the walk; the first error is returned at its end.
+func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 	var first error
-	if f.ef != nil {
-		for _, load := range []func() ([]elf.Symbol, error){f.ef.Symbols, f.ef.DynamicSymbols} {
-			syms, err := load()
-			if err != nil {
-				if !errors.Is(err, elf.ErrNoSymbols) && first == nil {
-					first = fmt.Errorf("elfobj: %w", err)
-				}
-				continue
-			}
-			for _, s := range syms {
-				f.add(s.Name, s.Info, s.Section, s.Value, s.Size)
-			}
-		}
-		return first
-	}
-	d := decoder{order: f.order, is64: f.class == elf.ELFCLASS64}
 	for _, typ := range []elf.SectionType{elf.SHT_SYMTAB, elf.SHT_DYNSYM} {
-		for _, t := range f.tables {
-			if t.typ != typ {
-				continue
-			}
-			if err := f.readTable(d, t); err != nil && first == nil {
-				first = fmt.Errorf("elfobj: %v: %w", typ, err)
-			}
+		t := f.table(typ)
+		if t == nil {
+			continue
+		}
+		stopped := false
+		err := f.eachSymbol(t, name, func(s objfile.Symbol) bool {
+			stopped = !fn(s)
+			return !stopped
+		})
+		if stopped {
+			return nil
+		}
+		if err != nil && first == nil {
+			first = formatError("%v: %w", typ, err)
 		}
 	}
 	return first
+}
+
+// table returns the symbol table of type typ (SHT_SYMTAB or SHT_DYNSYM),
+// or nil. A file has at most one of each type (the ELF specification);
+// like debug/elf, the first section of the type is the table, so that a
+// damaged file with many cannot make each walk read them all.
+func (f *File) table(typ elf.SectionType) *table {
+	for _, t := range f.tables {
+		if t.typ == typ {
+			return t
+		}
+	}
+	return nil
 }
 
 // Symbols yields the symbols of the static symbol table (.symtab) or, if
@@ -63,109 +68,78 @@ func (f *File) loadSymbols() error {
 // after the symbols read before it.
 func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 	return func(yield func(objfile.Symbol, error) bool) {
-		if f.ef != nil {
-			syms, err := f.ef.Symbols()
-			if errors.Is(err, elf.ErrNoSymbols) {
-				syms, err = f.ef.DynamicSymbols()
-			}
-			for _, s := range syms {
-				if sym, ok := symbol(s.Name, s.Info, s.Section, s.Value, s.Size); ok && !yield(sym, nil) {
-					return
-				}
-			}
-			if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-				yield(objfile.Symbol{}, fmt.Errorf("elfobj: %w", err))
-			}
+		typ := elf.SHT_SYMTAB
+		t := f.table(typ)
+		if t == nil {
+			typ, t = elf.SHT_DYNSYM, f.table(elf.SHT_DYNSYM)
+		}
+		if t == nil {
 			return
 		}
-		d := decoder{order: f.order, is64: f.class == elf.ELFCLASS64}
-		typ := elf.SHT_DYNSYM
-		for _, t := range f.tables {
-			if t.typ == elf.SHT_SYMTAB {
-				typ = elf.SHT_SYMTAB
-			}
-		}
-		for _, t := range f.tables {
-			if t.typ != typ {
-				continue
-			}
-			stopped := false
-			err := f.eachSymbol(d, t, func(s objfile.Symbol) bool {
-				stopped = !yield(s, nil)
-				return !stopped
-			})
-			if stopped {
-				return
-			}
-			if err != nil {
-				yield(objfile.Symbol{}, fmt.Errorf("elfobj: %v: %w", typ, err))
-				return
-			}
+		stopped := false
+		err := f.eachSymbol(t, "", func(s objfile.Symbol) bool {
+			stopped = !yield(s, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(objfile.Symbol{}, formatError("%v: %w", typ, err))
 		}
 	}
-}
-
-// readTable adds the symbols of one symbol table.
-func (f *File) readTable(d decoder, t table) error {
-	return f.eachSymbol(d, t, func(s objfile.Symbol) bool {
-		f.syms.Add(s)
-		return true
-	})
 }
 
 // eachSymbol calls fn for each symbol of one symbol table that symbol
-// keeps, until fn returns false.
-func (f *File) eachSymbol(d decoder, t table, fn func(objfile.Symbol) bool) error {
+// keeps, until fn returns false; if name is not empty, only for those
+// called name (see objfile.Each). A symbol whose name is not in the string
+// table, or is not NUL-terminated there, is skipped: a bad name spoils
+// only its own symbol.
+func (f *File) eachSymbol(t *table, name string, fn func(objfile.Symbol) bool) error {
+	is64 := f.class == elf.ELFCLASS64
 	size := uint64(sym32Size)
-	if d.is64 {
+	if is64 {
 		size = sym64Size
 	}
-	syms, err := entries(f.data, t.off, t.size/size, size)
+	syms, b, err := f.tableData(t, size)
 	if err != nil {
 		return err
 	}
-	strtab, err := entries(f.data, t.stroff, 1, t.strlen)
-	if err != nil {
-		return fmt.Errorf("string table: %w", err)
-	}
-	// Entry 0 is the null symbol.
+	strtab := objfile.NewStringTable(b)
+	o := f.order
+	// Entry 0 is the null symbol. The name is checked first: a walk for
+	// one name decodes little else.
 	for b := syms[min(size, uint64(len(syms))):]; len(b) > 0; b = b[size:] {
-		var nameOff uint32
+		nameOff := uint64(o.Uint32(b[0:]))
+		if nameOff == 0 || name != "" && !strtab.Has(nameOff, name) {
+			continue
+		}
 		var info byte
 		var shndx elf.SectionIndex
 		var value, symSize uint64
-		if d.is64 {
-			nameOff = d.order.Uint32(b[0:])
+		if is64 {
 			info = b[4]
-			shndx = elf.SectionIndex(d.order.Uint16(b[6:]))
-			value = d.order.Uint64(b[8:])
-			symSize = d.order.Uint64(b[16:])
+			shndx = elf.SectionIndex(o.Uint16(b[6:]))
+			value = o.Uint64(b[8:])
+			symSize = o.Uint64(b[16:])
 		} else {
-			nameOff = d.order.Uint32(b[0:])
-			value = uint64(d.order.Uint32(b[4:]))
-			symSize = uint64(d.order.Uint32(b[8:]))
+			value = uint64(o.Uint32(b[4:]))
+			symSize = uint64(o.Uint32(b[8:]))
 			info = b[12]
-			shndx = elf.SectionIndex(d.order.Uint16(b[14:]))
+			shndx = elf.SectionIndex(o.Uint16(b[14:]))
 		}
-		if shndx == elf.SHN_UNDEF || nameOff == 0 {
+		if shndx == elf.SHN_UNDEF {
 			continue
 		}
-		name, ok := cstring(strtab, uint64(nameOff))
-		if !ok {
-			continue // a bad name spoils only its own symbol
+		symName := name
+		if name == "" {
+			var ok bool
+			if symName, ok = strtab.Name(nameOff); !ok {
+				continue
+			}
 		}
-		if s, ok := symbol(name, info, shndx, value, symSize); ok && !fn(s) {
+		if s, ok := symbol(symName, info, shndx, value, symSize); ok && !fn(s) {
 			return nil
 		}
 	}
 	return nil
-}
-
-// add records a symbol unless symbol drops it or its name is taken.
-func (f *File) add(name string, info byte, shndx elf.SectionIndex, value, size uint64) {
-	if s, ok := symbol(name, info, shndx, value, size); ok {
-		f.syms.Add(s)
-	}
 }
 
 // symbol makes a Symbol of a symbol-table entry; ok is false for one that
@@ -179,4 +153,31 @@ func symbol(name string, info byte, shndx elf.SectionIndex, value, size uint64) 
 		return s, false
 	}
 	return objfile.Symbol{Name: name, Addr: value, Size: size, Func: elf.ST_TYPE(info) == elf.STT_FUNC}, true
+}
+
+// tableData returns the entries of symbol table t, whose entries are of
+// the given size, and the bytes of its string table. A File made by New
+// reads them through debug/elf once, and keeps them.
+func (f *File) tableData(t *table, size uint64) (syms, strtab []byte, err error) {
+	if f.ef == nil {
+		if syms, err = entries(f.data, t.off, t.size/size, size); err != nil {
+			return nil, nil, err
+		}
+		if strtab, err = entries(f.data, t.stroff, 1, t.strlen); err != nil {
+			return nil, nil, fmt.Errorf("string table: %w", err)
+		}
+		return syms, strtab, nil
+	}
+	t.once.Do(func() {
+		if t.syms, t.err = t.sec.Data(); t.err != nil || t.strSec == nil {
+			return
+		}
+		if t.strs, t.err = t.strSec.Data(); t.err != nil {
+			t.err = fmt.Errorf("string table: %w", t.err)
+		}
+	})
+	if t.err != nil {
+		return nil, nil, t.err
+	}
+	return t.syms[:uint64(len(t.syms))/size*size], t.strs, nil
 }

@@ -80,7 +80,7 @@ func sectionHeader(name string, seg segment, addr, size, off uint64, flags uint3
 // that architecture's image).
 func New(f *macho.File) *File {
 	ff := &File{order: f.ByteOrder, cpu: f.Cpu, mf: f,
-		secs: objfile.SectionTable{Pkg: "machoobj", Read: []io.ReaderAt{}}}
+		secs: objfile.SectionTable{Format: "macho", Read: []io.ReaderAt{}}}
 	// f.Sections lists the sections of each segment in load-command
 	// order, Nsect at a time.
 	next := 0

@@ -33,8 +33,9 @@ type symtabCmd struct {
 	symoff, nsyms, stroff, strsize uint64
 }
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("machoobj: "+format, args...)
+	return objfile.FormatErrorf("macho", -1, format, args...)
 }
 
 // ErrFat is returned by NewBytes for a universal file, which NewFat decodes.
@@ -116,7 +117,7 @@ func decode(data []byte, base uint64) (*File, error) {
 	if len(data) < 4 {
 		return nil, formatError("not a Mach-O file")
 	}
-	f := &File{data: data, base: base, secs: objfile.SectionTable{Pkg: "machoobj", Data: data, Base: base}}
+	f := &File{data: data, base: base, secs: objfile.SectionTable{Format: "macho", Data: data, Base: base}}
 	be, le := binary.BigEndian.Uint32(data), binary.LittleEndian.Uint32(data)
 	switch {
 	case be == macho.Magic32 || be == macho.Magic64:

@@ -21,9 +21,9 @@ const (
 // like debug/macho, LookupSymbol drops the prefix from names containing a
 // dot, so Go symbols are found by their Go names ("runtime.pclntab") and C
 // symbols by their stored names ("_main"). Debugging entries and undefined
-// symbols are ignored, and
-// sizes are not recorded, so Size is 0. The table is read on the first
-// call.
+// symbols are ignored, and sizes are not recorded, so Size is 0. The
+// first few calls search the table; later ones read a map of the symbols,
+// made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.LookupEach(name, f.eachSymbol)
 }
@@ -36,11 +36,15 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 	return objfile.Each(f.eachSymbol).Seq()
 }
 
-// eachSymbol calls fn for each wanted symbol until fn returns false.
-func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
+// eachSymbol calls fn for each wanted symbol until fn returns false; if
+// name is not empty, only for those called name (an objfile.Each).
+func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 	if f.mf != nil {
 		if f.mf.Symtab != nil {
 			for _, s := range f.mf.Symtab.Syms {
+				if name != "" && s.Name != name { // debug/macho applies goName
+					continue
+				}
 				if sym, ok := f.symbol(s.Name, s.Type, s.Sect, s.Value); ok && !fn(sym) {
 					return nil
 				}
@@ -51,11 +55,13 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if f.symtab == nil {
 		return nil
 	}
-	return f.readSymbols(f.symtab, fn)
+	return f.readSymbols(f.symtab, name, fn)
 }
 
-// readSymbols decodes the nlist entries of a File made by NewBytes.
-func (f *File) readSymbols(st *symtabCmd, fn func(objfile.Symbol) bool) error {
+// readSymbols decodes the nlist entries of a File made by NewBytes. A
+// symbol whose name is not in the string table, or is not NUL-terminated
+// there, is skipped: a bad name spoils only its own symbol.
+func (f *File) readSymbols(st *symtabCmd, name string, fn func(objfile.Symbol) bool) error {
 	size := uint64(nlist32Size)
 	if f.is64 {
 		size = nlist64Size
@@ -70,7 +76,11 @@ func (f *File) readSymbols(st *symtabCmd, fn func(objfile.Symbol) bool) error {
 	if st.stroff > uint64(len(f.data)) || st.strsize > uint64(len(f.data))-st.stroff {
 		return formatError("string table at %#x size %#x extends beyond the file (%#x bytes)", st.stroff, st.strsize, len(f.data))
 	}
-	strtab := f.data[st.stroff : st.stroff+st.strsize]
+	strtab := objfile.NewStringTable(f.data[st.stroff : st.stroff+st.strsize])
+	// A name is found as goName gives it: stored as it is, or with a "_"
+	// before it when it has a dot.
+	asStored := goName(name) == name
+	underscored := strings.Contains(name, ".")
 	o := f.order
 	for b := f.data[st.symoff : st.symoff+n]; len(b) > 0; b = b[size:] {
 		strx := uint64(o.Uint32(b))
@@ -81,10 +91,20 @@ func (f *File) readSymbols(st *symtabCmd, fn func(objfile.Symbol) bool) error {
 		} else {
 			value = uint64(o.Uint32(b[8:]))
 		}
-		if !wanted(typ) || strx == 0 || strx >= uint64(len(strtab)) {
+		if !wanted(typ) || strx == 0 {
 			continue
 		}
-		if s, ok := f.symbol(goName(cstring(strtab[strx:])), typ, sect, value); ok && !fn(s) {
+		symName, ok := name, false
+		if name == "" {
+			symName, ok = strtab.Name(strx)
+			symName = goName(symName)
+		} else {
+			ok = asStored && strtab.Has(strx, name) || underscored && strtab.HasPrefixed(strx, "_", name)
+		}
+		if !ok {
+			continue
+		}
+		if s, ok := f.symbol(symName, typ, sect, value); ok && !fn(s) {
 			return nil
 		}
 	}

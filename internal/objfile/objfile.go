@@ -29,9 +29,9 @@ type Decoder interface {
 	// bytes and must not be modified.
 	SectionData(i int) ([]byte, error)
 	// LookupSymbol returns the symbol called name and true, or false if
-	// there is none. err is non-nil if the symbol table could not be
-	// read (all or part of it); a symbol read before the failure is still
-	// found.
+	// there is none. Finding none, err is non-nil if the symbol table
+	// could not be read (all or part of it); a symbol read before the
+	// failure is still found, without an error.
 	LookupSymbol(name string) (s Symbol, ok bool, err error)
 	// Format returns "elf", "macho", "pe", "plan9", "xcoff" or "wasm".
 	Format() string

@@ -3,6 +3,7 @@ package objfile
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 )
 
@@ -10,7 +11,7 @@ import (
 // bytes: subslices of the file's bytes for files made by NewBytes, or
 // per-section readers for files adapted from the standard library's types.
 type SectionTable struct {
-	Pkg     string          // the backend's name, for messages
+	Format  string          // the format's name, as Decoder.Format returns it
 	Headers []SectionHeader // what Sections returns
 	Data    []byte          // the file's bytes; nil when Read is used
 	Base    uint64          // file offset of Data[0] (a slice of a fat file)
@@ -30,7 +31,7 @@ func (t *SectionTable) Sections() ([]SectionHeader, error) {
 // by a header field.
 func (t *SectionTable) SectionData(i int) ([]byte, error) {
 	if i < 0 || i >= len(t.Headers) {
-		return nil, fmt.Errorf("%s: section index %d out of range [0,%d)", t.Pkg, i, len(t.Headers))
+		return nil, fmt.Errorf("%sobj: section index %d out of range [0,%d)", t.Format, i, len(t.Headers))
 	}
 	h := &t.Headers[i]
 	if h.FileSize == 0 {
@@ -39,14 +40,14 @@ func (t *SectionTable) SectionData(i int) ([]byte, error) {
 	if t.Read == nil {
 		off := h.Offset - t.Base
 		if h.Offset < t.Base || off > uint64(len(t.Data)) || h.FileSize > uint64(len(t.Data))-off {
-			return nil, fmt.Errorf("%s: section %d (%q) at offset %#x size %#x extends beyond the file",
-				t.Pkg, i, h.Name, h.Offset, h.FileSize)
+			return nil, FormatErrorf(t.Format, int64(min(h.Offset, math.MaxInt64)), "section %d (%q) of %#x bytes extends beyond the file",
+				i, h.Name, h.FileSize)
 		}
 		return t.Data[off : off+h.FileSize : off+h.FileSize], nil
 	}
 	r := t.Read[i]
 	if r == nil {
-		return nil, fmt.Errorf("%s: section %d (%q) %s", t.Pkg, i, h.Name, t.NoReader)
+		return nil, fmt.Errorf("%sobj: section %d (%q) %s", t.Format, i, h.Name, t.NoReader)
 	}
 	// ReadAll grows with the bytes actually read, so a size larger than
 	// the file cannot cause a large allocation.
@@ -55,7 +56,7 @@ func (t *SectionTable) SectionData(i int) ([]byte, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: section %d (%q): %w", t.Pkg, i, h.Name, err)
+		return nil, fmt.Errorf("%sobj: section %d (%q): %w", t.Format, i, h.Name, err)
 	}
 	return b, nil
 }

@@ -3,6 +3,7 @@ package objtest
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gosym-dev/gosym/object"
@@ -77,6 +78,7 @@ func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj object.Object) 
 		// Every symbol comes from an entry of the file, an error ends
 		// the sequence, and breaking out of it stops it.
 		n, failed := 0, false
+		var first []object.Symbol // the first of each name, up to 12
 		for s, err := range it.Symbols() {
 			if failed {
 				tb.Fatalf("Symbols yields %+v, %v after an error", s, err)
@@ -85,9 +87,22 @@ func CheckBytesIn(tb testing.TB, data []byte, lo, hi uint64, obj object.Object) 
 			if n++; n > len(data) {
 				tb.Fatalf("Symbols yields more than %d symbols from %d bytes", n, len(data))
 			}
+			if err == nil && len(first) < 12 && !slices.ContainsFunc(first, func(f object.Symbol) bool { return f.Name == s.Name }) {
+				first = append(first, s)
+			}
 		}
 		for range it.Symbols() {
 			break
+		}
+		// LookupSymbol finds the first symbol of each name, both while it
+		// searches the table and once it reads its map (after a few
+		// lookups).
+		if l, ok := obj.(object.SymbolLookup); ok {
+			for _, w := range first {
+				if s, err := l.LookupSymbol(w.Name); err != nil || s != w {
+					tb.Errorf("Symbols yields %+v first, LookupSymbol finds %+v, %v", w, s, err)
+				}
+			}
 		}
 	}
 	if d, ok := obj.(object.Describer); ok {

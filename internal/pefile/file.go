@@ -62,7 +62,7 @@ func sectionHeader(name string, imageBase uint64, virtualSize, virtualAddress, s
 // New returns f as an Object. The result is a *File; its SectionData reads
 // and copies the section's bytes.
 func New(f *pe.File) *File {
-	ff := &File{machine: f.Machine, pf: f, secs: objfile.SectionTable{Pkg: "peobj", Read: []io.ReaderAt{}}}
+	ff := &File{machine: f.Machine, pf: f, secs: objfile.SectionTable{Format: "pe", Read: []io.ReaderAt{}}}
 	switch oh := f.OptionalHeader.(type) {
 	case *pe.OptionalHeader32:
 		ff.imageBase = uint64(oh.ImageBase)

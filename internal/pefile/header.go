@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/pe"
 	"encoding/binary"
-	"fmt"
 	"strconv"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
@@ -29,8 +28,9 @@ func NewBytes(data []byte) (*File, error) {
 	return f, nil
 }
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("peobj: "+format, args...)
+	return objfile.FormatErrorf("pe", -1, format, args...)
 }
 
 // sub returns the n bytes at off in data, or an error naming what if they
@@ -58,7 +58,7 @@ func decode(data []byte) (*File, error) {
 	}
 	fh := sig[4:]
 	f := &File{
-		secs:    objfile.SectionTable{Pkg: "peobj", Data: data},
+		secs:    objfile.SectionTable{Format: "pe", Data: data},
 		data:    data,
 		machine: le.Uint16(fh[0:]),
 		symoff:  uint64(le.Uint32(fh[8:])),
@@ -131,26 +131,42 @@ func (f *File) sectionName(b []byte) string {
 	return long
 }
 
-// longName returns the string at offset off of the COFF string table,
-// which follows the symbol table. Offsets count the table's 4-byte length.
+// maxSectionName bounds the long name of a section: section names are
+// short (".debug_info"), and the bound keeps a damaged string table from
+// making every section copy it to its end.
+const maxSectionName = 256
+
+// longName returns the section name at offset off of the COFF string
+// table.
 func (f *File) longName(off uint64) (string, error) {
-	start := f.symoff + f.nsyms*coffSymbolSize
-	if f.symoff == 0 || off < 4 {
-		return "", formatError("string table offset %d invalid", off)
+	tab, err := f.stringTable()
+	if err != nil {
+		return "", err
 	}
+	if off < 4 || off >= uint64(len(tab)) {
+		return "", formatError("string table offset %d outside the table of %d bytes", off, len(tab))
+	}
+	b := tab[off:min(uint64(len(tab)), off+maxSectionName)]
+	n := bytes.IndexByte(b, 0)
+	if n < 0 {
+		return "", formatError("string table offset %d: no name of at most %d bytes", off, maxSectionName)
+	}
+	return string(b[:n]), nil
+}
+
+// stringTable returns the COFF string table, which follows the symbol
+// table: its 4-byte length, which counts itself, then the strings, which
+// entries give by their offset in the table (at least 4).
+func (f *File) stringTable() ([]byte, error) {
+	if f.symoff == 0 {
+		return nil, formatError("no symbol table, so no string table")
+	}
+	start := f.symoff + f.nsyms*coffSymbolSize
 	lenField, err := sub(f.data, start, 4, "string table")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	size := uint64(binary.LittleEndian.Uint32(lenField))
-	if off >= size {
-		return "", formatError("string table offset %d beyond its size %d", off, size)
-	}
-	tab, err := sub(f.data, start, size, "string table")
-	if err != nil {
-		return "", err
-	}
-	return cstring(tab[off:]), nil
+	return sub(f.data, start, uint64(binary.LittleEndian.Uint32(lenField)), "string table")
 }
 
 // cstring returns b up to its first NUL.

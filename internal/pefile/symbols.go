@@ -1,6 +1,7 @@
 package pefile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"iter"
 
@@ -20,7 +21,8 @@ const (
 // relative to its section; the returned Addr is absolute (image base plus
 // the section's relative address plus the value). Undefined, debug and
 // file symbols are ignored, and sizes are not recorded, so Size is 0. The
-// table is read on the first call.
+// first few calls search the table; later ones read a map of the symbols,
+// made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.LookupEach(name, f.eachSymbol)
 }
@@ -34,10 +36,14 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 	return objfile.Each(f.eachSymbol).Seq()
 }
 
-// eachSymbol calls fn for each wanted symbol until fn returns false.
-func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
+// eachSymbol calls fn for each wanted symbol until fn returns false; if
+// name is not empty, only for those called name (an objfile.Each).
+func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 	if f.pf != nil {
 		for _, s := range f.pf.Symbols {
+			if name != "" && s.Name != name {
+				continue
+			}
 			if sym, ok := f.symbol(s.Name, s.Value, s.SectionNumber, s.Type, s.StorageClass); ok && !fn(sym) {
 				return nil
 			}
@@ -47,11 +53,13 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if f.symoff == 0 || f.nsyms == 0 {
 		return nil
 	}
-	return f.readSymbols(fn)
+	return f.readSymbols(name, fn)
 }
 
-// readSymbols decodes the COFF symbol table of a File made by NewBytes.
-func (f *File) readSymbols(fn func(objfile.Symbol) bool) error {
+// readSymbols decodes the COFF symbol table of a File made by NewBytes. A
+// symbol whose long name is not in the string table, or is not
+// NUL-terminated there, is skipped: a bad name spoils only its own symbol.
+func (f *File) readSymbols(name string, fn func(objfile.Symbol) bool) error {
 	le := binary.LittleEndian
 	if f.nsyms > uint64(len(f.data))/coffSymbolSize {
 		return formatError("%d symbols do not fit in the file", f.nsyms)
@@ -59,6 +67,10 @@ func (f *File) readSymbols(fn func(objfile.Symbol) bool) error {
 	tab, err := sub(f.data, f.symoff, f.nsyms*coffSymbolSize, "symbol table")
 	if err != nil {
 		return err
+	}
+	var strtab *objfile.StringTable
+	if b, err := f.stringTable(); err == nil {
+		strtab = objfile.NewStringTable(b)
 	}
 	for len(tab) >= coffSymbolSize {
 		s := tab[:coffSymbolSize]
@@ -70,16 +82,32 @@ func (f *File) readSymbols(fn func(objfile.Symbol) bool) error {
 		if !f.wanted(section, class) {
 			continue
 		}
-		var name string
+		symName, ok := name, false
 		if le.Uint32(s[0:]) == 0 {
 			// A long name: an offset into the string table.
-			if name, err = f.longName(uint64(le.Uint32(s[4:]))); err != nil {
-				continue // a bad name spoils only its own symbol
+			off := uint64(le.Uint32(s[4:]))
+			switch {
+			case strtab == nil || off < 4:
+			case name == "":
+				symName, ok = strtab.Name(off)
+			default:
+				ok = strtab.Has(off, name)
 			}
 		} else {
-			name = cstring(s[:8])
+			short := s[:8]
+			if i := bytes.IndexByte(short, 0); i >= 0 {
+				short = short[:i]
+			}
+			if name == "" {
+				symName, ok = string(short), true
+			} else {
+				ok = string(short) == name
+			}
 		}
-		if sym, ok := f.symbol(name, le.Uint32(s[8:]), section, le.Uint16(s[14:]), class); ok && !fn(sym) {
+		if !ok {
+			continue
+		}
+		if sym, ok := f.symbol(symName, le.Uint32(s[8:]), section, le.Uint16(s[14:]), class); ok && !fn(sym) {
 			return nil
 		}
 	}

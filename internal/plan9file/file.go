@@ -4,7 +4,6 @@ package plan9file
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 
 	p9 "debug/plan9obj"
@@ -84,7 +83,7 @@ func layout(magic uint32, sizes [numSect]uint64) []objfile.SectionHeader {
 // and copies the section's bytes.
 func New(f *p9.File) *File {
 	ff := &File{magic: f.Magic, pf: f,
-		secs: objfile.SectionTable{Pkg: "plan9obj", Read: make([]io.ReaderAt, numSect), NoReader: "is missing"}}
+		secs: objfile.SectionTable{Format: "plan9", Read: make([]io.ReaderAt, numSect), NoReader: "is missing"}}
 	var sizes [numSect]uint64
 	sizes[bssSect] = uint64(f.Bss)
 	for i, name := range sectNames {
@@ -103,20 +102,20 @@ func New(f *p9.File) *File {
 // the first call to LookupSymbol.
 func NewBytes(data []byte) (*File, error) {
 	if len(data) < 4 {
-		return nil, fmt.Errorf("plan9obj: not a Plan 9 a.out file")
+		return nil, formatError("not a Plan 9 a.out file")
 	}
 	magic := binary.BigEndian.Uint32(data)
 	if _, ok := targets[magic]; !ok {
-		return nil, fmt.Errorf("plan9obj: unknown magic %#x", magic)
+		return nil, formatError("unknown magic %#x", magic)
 	}
 	if uint64(len(data)) < hdrSize(magic) {
-		return nil, fmt.Errorf("plan9obj: header truncated")
+		return nil, formatError("header truncated")
 	}
 	// The header is eight big-endian words: magic, text, data, bss,
 	// syms, entry, spsz, pcsz.
 	word := func(i int) uint64 { return uint64(binary.BigEndian.Uint32(data[4*i:])) }
 	sizes := [numSect]uint64{word(1), word(2), word(3), word(4), word(6), word(7)}
-	secs := objfile.SectionTable{Pkg: "plan9obj", Headers: layout(magic, sizes), Data: data}
+	secs := objfile.SectionTable{Format: "plan9", Headers: layout(magic, sizes), Data: data}
 	return &File{magic: magic, data: data, secs: secs}, nil
 }
 
@@ -139,3 +138,8 @@ func (f *File) Format() string { return "plan9" }
 
 // Arch returns the GOARCH name of the target: "386", "amd64" or "arm".
 func (f *File) Arch() string { return targets[f.magic].arch }
+
+// formatError reports damage in the file; see objfile.FormatErrorf.
+func formatError(format string, args ...any) error {
+	return objfile.FormatErrorf("plan9", -1, format, args...)
+}

@@ -15,7 +15,8 @@ import (
 // LookupSymbol returns the text, data or bss symbol called name (types T,
 // t, L, l, D, d, B and b) from the Plan 9 symbol table; where several share
 // a name, the first one wins. Sizes are not recorded, so Size is 0. The
-// table is read on the first call.
+// first few calls search the table; later ones read a map of the symbols,
+// made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.LookupEach(name, f.eachSymbol)
 }
@@ -28,11 +29,18 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 }
 
 // eachSymbol calls fn for each text, data or bss symbol until fn returns
-// false.
-func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
+// false; if name is not empty, only for those called name (an
+// objfile.Each).
+func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 	stopped := false
-	visit := func(typ byte, name string, value uint64) bool {
-		if s, ok := symbol(typ, name, value); ok && !fn(s) {
+	visit := func(typ byte, b []byte, value uint64) bool {
+		symName := name
+		if name == "" {
+			symName = string(b)
+		} else if string(b) != name {
+			return true
+		}
+		if s, ok := symbol(typ, symName, value); ok && !fn(s) {
 			stopped = true
 		}
 		return !stopped
@@ -40,12 +48,15 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if f.pf != nil {
 		syms, err := f.pf.Symbols()
 		for _, s := range syms {
-			if !visit(byte(s.Type), s.Name, s.Value) {
+			if name != "" && s.Name != name {
+				continue
+			}
+			if sym, ok := symbol(byte(s.Type), s.Name, s.Value); ok && !fn(sym) {
 				return nil
 			}
 		}
 		if err != nil && !errors.Is(err, p9.ErrNoSymbols) {
-			return fmt.Errorf("plan9obj: %w", err)
+			return formatError("symbol table: %w", err)
 		}
 		return nil
 	}
@@ -54,7 +65,7 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 		return err
 	}
 	if err := walk(tab, f.magic&p9.Magic64 != 0, visit); err != nil {
-		return fmt.Errorf("plan9obj: %w", err)
+		return formatError("symbol table: %w", err)
 	}
 	return nil
 }
@@ -65,7 +76,7 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 // big-endian value (8 bytes if wide, else 4), a type byte with the high
 // bit set, and a NUL-terminated name; a z or Z entry's name is an empty
 // string followed by 2-byte big-endian indexes ending with a zero one.
-func walk(tab []byte, wide bool, fn func(typ byte, name string, value uint64) bool) error {
+func walk(tab []byte, wide bool, fn func(typ byte, name []byte, value uint64) bool) error {
 	size := 4
 	if wide {
 		size = 8
@@ -98,7 +109,7 @@ func walk(tab []byte, wide bool, fn func(typ byte, name string, value uint64) bo
 		if n < 0 {
 			return fmt.Errorf("symbol name at %#x truncated", len(tab)-len(p))
 		}
-		if !fn(typ, string(p[:n]), value) {
+		if !fn(typ, p[:n], value) {
 			return nil
 		}
 		p = p[n+1:]

@@ -75,8 +75,9 @@ type segment struct {
 	data []byte
 }
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("wasmobj: "+format, args...)
+	return objfile.FormatErrorf("wasm", -1, format, args...)
 }
 
 // NewBytes decodes the WebAssembly module in data. It reads the section
@@ -89,7 +90,7 @@ func NewBytes(data []byte) (*File, error) {
 	if v := binary.LittleEndian.Uint32(data[4:]); v != 1 {
 		return nil, formatError("binary format version %d, want 1", v)
 	}
-	f := &File{data: data, secs: objfile.SectionTable{Pkg: "wasmobj", Data: data}}
+	f := &File{data: data, secs: objfile.SectionTable{Format: "wasm", Data: data}}
 	r := reader{data: data, off: 8}
 	for r.off < uint64(len(data)) {
 		start := r.off

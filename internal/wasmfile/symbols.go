@@ -12,7 +12,8 @@ import (
 // Go linker's address model, (FuncValueOffset + i)<<16 for the i-th
 // function the module defines (imported functions, which have no Go PC,
 // are left out). Size is 0. Data symbols are not recorded: the Go linker
-// writes none. The section is read on the first call.
+// writes none. The first few calls search the section; later ones read a
+// map of the symbols, made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.LookupEach(name, f.eachSymbol)
 }
@@ -25,8 +26,9 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 }
 
 // eachSymbol calls fn with each function named in the name section,
-// until fn returns false.
-func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
+// until fn returns false; if name is not empty, only with those called
+// name (an objfile.Each).
+func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 	r := reader{data: f.names}
 	for r.off < uint64(len(r.data)) && r.err == nil {
 		id := r.byte()
@@ -37,11 +39,17 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 		n := sub.uleb()
 		for i := uint64(0); i < n && sub.err == nil; i++ {
 			idx := sub.uleb()
-			name := sub.name()
-			if sub.err != nil || idx < f.nimport || idx-f.nimport >= f.nfunc || name == "" {
+			b := sub.bytes(sub.uleb())
+			if sub.err != nil || idx < f.nimport || idx-f.nimport >= f.nfunc || len(b) == 0 {
 				continue
 			}
-			if !fn(objfile.Symbol{Name: name, Addr: (FuncValueOffset + idx - f.nimport) << 16, Func: true}) {
+			symName := name
+			if name == "" {
+				symName = string(b)
+			} else if string(b) != name {
+				continue
+			}
+			if !fn(objfile.Symbol{Name: symName, Addr: (FuncValueOffset + idx - f.nimport) << 16, Func: true}) {
 				return nil
 			}
 		}

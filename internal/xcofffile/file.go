@@ -6,7 +6,6 @@ package xcofffile
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
@@ -47,8 +46,9 @@ type File struct {
 
 var be = binary.BigEndian
 
+// formatError reports damage in the file; see objfile.FormatErrorf.
 func formatError(format string, args ...any) error {
-	return fmt.Errorf("xcoffobj: "+format, args...)
+	return objfile.FormatErrorf("xcoff", -1, format, args...)
 }
 
 // sub returns the n bytes at off in data, or an error naming what if they
@@ -68,7 +68,7 @@ func NewBytes(data []byte) (*File, error) {
 	if len(data) < 2 {
 		return nil, formatError("not an XCOFF file")
 	}
-	f := &File{data: data, secs: objfile.SectionTable{Pkg: "xcoffobj", Data: data}}
+	f := &File{data: data, secs: objfile.SectionTable{Format: "xcoff", Data: data}}
 	var nscns, opthdr, hdrSize, shSize uint64
 	switch magic := be.Uint16(data); magic {
 	case Magic32:

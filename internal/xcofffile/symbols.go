@@ -1,6 +1,7 @@
 package xcofffile
 
 import (
+	"bytes"
 	"iter"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
@@ -28,7 +29,8 @@ const (
 // executable). Size is the function size of the symbol's function
 // auxiliary entry, else the length of the csect a section definition or
 // common symbol describes, else 0. Where several share a name, the first
-// one wins. The table is read on the first call.
+// one wins. The first few calls search the table; later ones read a map
+// of the symbols, made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
 	return f.syms.LookupEach(name, f.eachSymbol)
 }
@@ -41,8 +43,11 @@ func (f *File) Symbols() iter.Seq2[objfile.Symbol, error] {
 }
 
 // eachSymbol calls fn with each symbol of the symbol table that
-// LookupSymbol can find, until fn returns false.
-func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
+// LookupSymbol can find, until fn returns false; if name is not empty,
+// only with those called name (an objfile.Each). A symbol whose name is
+// not in the string table, or is not NUL-terminated there, is skipped: a
+// bad name spoils only its own symbol.
+func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 	if f.symoff == 0 || f.nsyms == 0 {
 		return nil
 	}
@@ -53,35 +58,57 @@ func (f *File) eachSymbol(fn func(objfile.Symbol) bool) error {
 	if err != nil {
 		return err
 	}
-	strtab := f.stringTable(f.symoff + f.nsyms*symbolSize)
+	strtab := objfile.NewStringTable(f.stringTable(f.symoff + f.nsyms*symbolSize))
+	// nameAt reads (or, looking for name, compares) the name at offset off
+	// of the string table; offsets below 4 fall in its length field.
+	nameAt := func(off uint32) (string, bool) {
+		switch {
+		case off < 4:
+			return "", false
+		case name == "":
+			return strtab.Name(uint64(off))
+		}
+		return name, strtab.Has(uint64(off), name)
+	}
 	for len(tab) >= symbolSize {
 		s := tab[:symbolSize]
 		naux := int(s[17])
 		aux := tab[symbolSize:min(len(tab), (1+naux)*symbolSize)]
 		tab = tab[min(len(tab), (1+naux)*symbolSize):]
 
-		var value uint64
-		var section int16
-		var name string
-		var ok bool
-		if f.is64 {
-			value, section = be.Uint64(s[0:]), int16(be.Uint16(s[12:]))
-			name, ok = stringAt(strtab, be.Uint32(s[8:]))
-		} else {
-			value, section = uint64(be.Uint32(s[8:])), int16(be.Uint16(s[12:]))
-			if be.Uint32(s[0:]) != 0 {
-				name, ok = cstring(s[:8]), true
-			} else {
-				name, ok = stringAt(strtab, be.Uint32(s[4:]))
-			}
-		}
 		class := s[16]
-		if !ok || name == "" || class != classExt && class != classHidExt && class != classWeakExt ||
+		section := int16(be.Uint16(s[12:]))
+		if class != classExt && class != classHidExt && class != classWeakExt ||
 			section <= 0 || int(section) > len(f.secs.Headers) {
 			continue
 		}
+		var value uint64
+		var symName string
+		var ok bool
+		if f.is64 {
+			value = be.Uint64(s[0:])
+			symName, ok = nameAt(be.Uint32(s[8:]))
+		} else {
+			value = uint64(be.Uint32(s[8:]))
+			if be.Uint32(s[0:]) != 0 {
+				short := s[:8]
+				if i := bytes.IndexByte(short, 0); i >= 0 {
+					short = short[:i]
+				}
+				if name == "" {
+					symName, ok = string(short), true
+				} else {
+					symName, ok = name, string(short) == name
+				}
+			} else {
+				symName, ok = nameAt(be.Uint32(s[4:]))
+			}
+		}
+		if !ok || symName == "" {
+			continue
+		}
 		typ := be.Uint16(s[14:])
-		if !fn(objfile.Symbol{Name: name, Addr: value, Size: f.symbolSize(typ, aux), Func: typ&symTypeFunc != 0}) {
+		if !fn(objfile.Symbol{Name: symName, Addr: value, Size: f.symbolSize(typ, aux), Func: typ&symTypeFunc != 0}) {
 			return nil
 		}
 	}
@@ -124,13 +151,4 @@ func (f *File) stringTable(off uint64) []byte {
 	}
 	n := uint64(be.Uint32(f.data[off:]))
 	return f.data[off:min(uint64(len(f.data)), off+n)]
-}
-
-// stringAt returns the NUL-terminated string at offset off of the string
-// table; offsets below 4 fall in the length field and are invalid.
-func stringAt(strtab []byte, off uint32) (string, bool) {
-	if off < 4 || uint64(off) >= uint64(len(strtab)) {
-		return "", false
-	}
-	return cstring(strtab[off:]), true
 }
