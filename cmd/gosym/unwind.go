@@ -2,27 +2,35 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
-	"os"
+	"runtime"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/elfcore"
+	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
 
 func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newFlags("unwind")
+	maxFrames := f.Int("frames", 100, "print at most `N` frames of each thread")
 	b, pos, status := f.open(args, 2, 2, stdout, stderr)
 	if b == nil {
 		return status
 	}
 	defer b.Close()
-	cf, err := os.Open(pos[1])
+	if *maxFrames < 1 {
+		return errorf(stderr, "-frames %d: must be at least 1", *maxFrames)
+	}
+	// A regular file only, as the binary: a FIFO would block, /dev/zero
+	// never end.
+	cf, err := mmapfile.Load(pos[1])
 	if err != nil {
 		return errorf(stderr, "%v", fileError(pos[1], err))
 	}
-	defer cf.Close()
-	core, err := elfcore.NewFile(cf)
+	defer runtime.KeepAlive(cf)
+	core, err := elfcore.NewFile(bytes.NewReader(cf.Bytes()))
 	if err != nil {
 		return errorf(stderr, "%v", fileError(pos[1], err))
 	}
@@ -38,6 +46,7 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(w)
 		lookupAsIs := true // the thread's PC, and a PC a trap interrupted, are the instruction itself
+		printed := 0       // frames printed, inlined ones included
 		for fr, err := range b.tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP, LR: th.LR}, core) {
 			if err != nil {
 				fmt.Fprintf(w, "\tunwinding stopped: %v\n", err)
@@ -49,6 +58,14 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			lookupAsIs = fr.Function.Kind() == gosym.KindTrap
 			locs, err = fr.Function.ResolveLocations(pc, locs)
+			if n := max(len(locs), 1); printed+n > *maxFrames {
+				// A damaged or hostile stack can loop, or be as long as
+				// the core: stop where the runtime's tracebacks would.
+				fmt.Fprintf(w, "\tunwinding stopped: more than %d frames, at pc %#x sp %#x\n", *maxFrames, fr.PC, fr.SP)
+				break
+			} else {
+				printed += n
+			}
 			if err != nil || len(locs) == 0 {
 				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", fr.PC, fr.SP, fr.Function.Name(), noPos)
 				continue
