@@ -35,7 +35,7 @@ func loopingCore(t *testing.T, bin string, threads, words int) []byte {
 	}
 	var ths []coretest.Thread
 	for i := range threads {
-		regs := make([]uint64, 27) // elf_gregset_t of amd64
+		regs := make([]uint64, 27)                         // elf_gregset_t of amd64
 		regs[16], regs[19] = fn.Entry(), stack+uint64(8*i) // rip, rsp
 		ths = append(ths, coretest.Thread{PID: uint32(1000 + i), Regs: regs})
 	}
