@@ -274,7 +274,7 @@
 //
 // # pprof
 //
-//	gosym pprof [-o OUT] [-wrappers] [-returnaddrs] PROFILE BINARY...
+//	gosym pprof [-o OUT] [-wrappers] [-returnaddrs] [-main BINARY] PROFILE [BINARY...]
 //
 // Pprof symbolizes PROFILE, a pprof profile holding addresses and mappings
 // (gzip-compressed or not), from the binaries, stripped or not, and writes
@@ -283,7 +283,15 @@
 // and start lines, so that `go tool pprof` shows the inlined calls. Each
 // mapping of the profile is matched with a binary by its build ID (GNU or
 // Go); when the profile records none and one binary is given, that binary
-// is the main mapping's. Locations in other mappings keep what they had.
+// is the main mapping's. -main BINARY names the main mapping's binary
+// whatever the build IDs, for a profile of another build of the same code
+// (the unstripped twin of a stripped binary); other binaries are then
+// optional. Locations in other mappings keep what they had; when no
+// location is in a mapping of the binaries, pprof fails and shows the
+// build IDs of the profile's main mapping and of the binaries. PROFILE
+// must be a regular file; a compressed one may decompress to 32 times its
+// size (16 MiB at least), more is refused, as a gzip bomb would be. OUT is
+// written as described above.
 // Wrapper frames are hidden as runtime tracebacks hide them, unless
 // -wrappers; -returnaddrs says that the addresses are raw return
 // addresses rather than the call addresses runtime/pprof records. See

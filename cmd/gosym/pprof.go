@@ -20,14 +20,29 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := f.String("o", "", "write the symbolized profile to `OUT` (default standard output)")
 	wrappers := f.Bool("wrappers", false, "keep compiler-generated wrapper frames")
 	retAddrs := f.Bool("returnaddrs", false, "the profile holds raw return addresses: look callers up at address-1")
-	pos, status, ok := f.parse(args, 2, -1, stdout, stderr)
+	mainPath := f.String("main", "", "symbolize the main mapping from `BINARY`, whatever its build ID")
+	pos, status, ok := f.parse(args, 1, -1, stdout, stderr)
 	if !ok {
 		return status
+	}
+	if len(pos) < 2 && *mainPath == "" {
+		fmt.Fprintf(stderr, "gosym pprof: missing arguments\n")
+		f.printUsage(stderr, false)
+		return exitUsage
 	}
 	profPath := pos[0]
 	p, err := readProfile(profPath)
 	if err != nil {
 		return errorf(stderr, "%v", err)
+	}
+	var opts []profiles.Option
+	if *mainPath != "" {
+		b, err := openBinary(*mainPath)
+		if err != nil {
+			return errorf(stderr, "%v", err)
+		}
+		defer b.Close()
+		opts = append(opts, profiles.WithMain(b.tab))
 	}
 	var tabs []*gosym.Table
 	for _, path := range pos[1:] {
@@ -38,7 +53,6 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer b.Close()
 		tabs = append(tabs, b.tab)
 	}
-	var opts []profiles.Option
 	if *wrappers {
 		opts = append(opts, profiles.WithWrappers())
 	}
@@ -49,8 +63,8 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return errorf(stderr, "%s: %v", profPath, err)
 	}
-	if st.Symbolized == 0 && st.Locations > 0 {
-		return errorf(stderr, "%s: no location is in a mapping of the binaries given (build IDs differ?)", profPath)
+	if st.Symbolized+st.Symbols == 0 && st.Locations > 0 {
+		return errorf(stderr, "%s: no location was symbolized: the %d in mappings of the binaries given are in no function", profPath, st.Locations-st.Unmatched)
 	}
 	if *out == "" {
 		*out = "-"
