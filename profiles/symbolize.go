@@ -405,7 +405,9 @@ func checkInput(p *profile.Profile, tabs []*gosym.Table) error {
 			return fmt.Errorf("profiles: table %d of %d is nil", i, len(tabs))
 		}
 	}
-	nilIn := func(what string, i int) error { return fmt.Errorf("profiles: malformed profile: %s[%d] is nil", what, i) }
+	nilIn := func(what string, i int) error {
+		return fmt.Errorf("profiles: malformed profile: %s[%d] is nil", what, i)
+	}
 	for i, mp := range p.Mapping {
 		if mp == nil {
 			return nilIn("Mapping", i)
