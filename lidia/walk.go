@@ -6,9 +6,16 @@ package lidia
 
 // walk is Pyroscope's lookup: from the last range at or before addr,
 // backward, every range that covers addr is a frame, with its own file and
-// line, up to the first range of depth 0.
+// line, up to the first range of depth 0. It reads at most maxWalk ranges,
+// as many as files written here need (the package documentation, "What
+// the ranges mean"): a walk longer than that is a damaged file, which
+// would otherwise make every lookup read all its ranges.
 func (r *Reader) walk(dst []Frame, addr uint64) ([]Frame, error) {
-	for i := r.search(addr); i >= 0; i-- {
+	start := r.search(addr)
+	for i := start; i >= 0; i-- {
+		if start-i == maxWalk {
+			return dst, corrupt("range %d: no range of depth 0 among the %d before it", start, maxWalk)
+		}
 		e := r.entry(i)
 		va := r.vaAt(i)
 		if va <= addr && addr-va < e.length && (r.o.inlines || e.depth == 0) {
