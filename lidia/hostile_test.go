@@ -2,8 +2,8 @@ package lidia
 
 import (
 	"bytes"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"runtime"
 	"testing"
 
