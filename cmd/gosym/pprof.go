@@ -97,21 +97,26 @@ func readProfile(path string) (*profile.Profile, error) {
 	if err != nil {
 		return nil, fileError(path, err)
 	}
-	data := file.Bytes()
-	if bytes.HasPrefix(data, gzipMagic) {
-		if data, err = inflate(data, max(minInflated, maxInflation*int64(len(data)))); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if bytes.HasPrefix(data, gzipMagic) {
-			return nil, fmt.Errorf("%s: compressed twice", path)
-		}
-	}
-	p, err := profile.ParseData(data)
+	p, err := parseProfile(file.Bytes())
 	runtime.KeepAlive(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// parseProfile parses the profile in data, as readProfile.
+func parseProfile(data []byte) (*profile.Profile, error) {
+	if bytes.HasPrefix(data, gzipMagic) {
+		var err error
+		if data, err = inflate(data, max(minInflated, maxInflation*int64(len(data)))); err != nil {
+			return nil, err
+		}
+		if bytes.HasPrefix(data, gzipMagic) {
+			return nil, errors.New("compressed twice")
+		}
+	}
+	return profile.ParseData(data)
 }
 
 // errInflated reports a compressed profile larger than readProfile

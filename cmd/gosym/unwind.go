@@ -14,14 +14,14 @@ import (
 
 func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newFlags("unwind")
-	maxFrames := f.Int("frames", 100, "print at most `N` frames of each thread")
+	frames := f.Int("frames", 100, "print at most `N` frames of each thread")
 	b, pos, status := f.open(args, 2, 2, stdout, stderr)
 	if b == nil {
 		return status
 	}
 	defer b.Close()
-	if *maxFrames < 1 {
-		return errorf(stderr, "-frames %d: must be at least 1", *maxFrames)
+	if *frames < 1 {
+		return errorf(stderr, "-frames %d: must be at least 1", *frames)
 	}
 	// A regular file only, as the binary: a FIFO would block, /dev/zero
 	// never end.
@@ -30,14 +30,26 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return errorf(stderr, "%v", fileError(pos[1], err))
 	}
 	defer runtime.KeepAlive(cf)
-	core, err := elfcore.NewFile(bytes.NewReader(cf.Bytes()))
+	w := bufio.NewWriter(stdout)
+	if err := b.unwindCore(w, pos[1], cf.Bytes(), *frames); err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	if err := w.Flush(); err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	return exitOK
+}
+
+// unwindCore prints the stacks of the threads of the core file data, named
+// name, at most maxFrames frames each (inlined frames included), to w.
+func (b *exe) unwindCore(w io.Writer, name string, data []byte, maxFrames int) error {
+	core, err := elfcore.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return errorf(stderr, "%v", fileError(pos[1], err))
+		return fileError(name, err)
 	}
 	if a := b.obj.Arch(); a != core.GOARCH() {
-		return errorf(stderr, "%s: core of a %q process, binary for %q", pos[1], core.GOARCH(), a)
+		return fmt.Errorf("%s: core of a %q process, binary for %q", name, core.GOARCH(), a)
 	}
-	w := bufio.NewWriter(stdout)
 	var locs []gosym.Location
 	for _, th := range core.Threads {
 		fmt.Fprintf(w, "thread %d", th.PID)
@@ -58,13 +70,12 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			lookupAsIs = fr.Function.Kind() == gosym.KindTrap
 			locs, err = fr.Function.ResolveLocations(pc, locs)
-			if n := max(len(locs), 1); printed+n > *maxFrames {
+			printed += max(len(locs), 1)
+			if printed > maxFrames {
 				// A damaged or hostile stack can loop, or be as long as
 				// the core: stop where the runtime's tracebacks would.
-				fmt.Fprintf(w, "\tunwinding stopped: more than %d frames, at pc %#x sp %#x\n", *maxFrames, fr.PC, fr.SP)
+				fmt.Fprintf(w, "\tunwinding stopped: more than %d frames, at pc %#x sp %#x\n", maxFrames, fr.PC, fr.SP)
 				break
-			} else {
-				printed += n
 			}
 			if err != nil || len(locs) == 0 {
 				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", fr.PC, fr.SP, fr.Function.Name(), noPos)
@@ -79,8 +90,5 @@ func runUnwind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return errorf(stderr, "%v", err)
-	}
-	return exitOK
+	return nil
 }

@@ -12,18 +12,18 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
 )
 
-// loopingCore returns a core of an amd64 process running bin with the
-// given number of threads, whose stacks never end: each thread's PC is
-// the entry of a function, and its stack, the core's one segment of
-// words words, holds that entry's address plus one over and over, a
-// return address into the same function at SP delta 0, frame after frame
-// (the shape of the reproducer r07 of issue 21).
-func loopingCore(t *testing.T, bin string, threads, words int) []byte {
+// loopingCore returns a core of an amd64 process running the binary of
+// tab with the given number of threads, whose stacks never end: each
+// thread's PC is the entry of a function, and its stack, the core's one
+// segment of words words, holds that entry's address plus one over and
+// over, a return address into the same function at SP delta 0, frame
+// after frame (the shape of the reproducer r07 of issue 21).
+func loopingCore(t testing.TB, tab *gosym.Table, threads, words int) []byte {
 	t.Helper()
-	tab := openTable(t, bin)
 	fn, err := tab.LookupFunction("main.main")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestUnwindBounded(t *testing.T) {
 	dir := t.TempDir()
 	core := filepath.Join(dir, "core")
 	const threads, words = 3, 1024
-	if err := os.WriteFile(core, loopingCore(t, b.Path, threads, words), 0o644); err != nil {
+	if err := os.WriteFile(core, loopingCore(t, openTable(t, b.Path), threads, words), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The stack is hostile: unbounded, it gives a frame per word.
