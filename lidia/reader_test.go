@@ -281,14 +281,13 @@ func lookupAll(t testing.TB, data []byte, addrs []uint64) {
 		return
 	}
 	var dst []Frame
-	for _, a := range addrs {
-		if dst, err = r.Lookup(dst, a); err != nil && !errors.Is(err, ErrCorrupted) {
+	for _, a := range append(addrs, fileAddrs(r)...) {
+		if dst, err = r.Lookup(dst[:0], a); err != nil && !errors.Is(err, ErrCorrupted) {
 			t.Fatalf("Lookup(%#x): %v", a, err)
 		}
-	}
-	for _, a := range fileAddrs(r) {
-		if dst, err = r.Lookup(dst, a); err != nil && !errors.Is(err, ErrCorrupted) {
-			t.Fatalf("Lookup(%#x): %v", a, err)
+		if r.nodes == nil && len(dst) > maxWalk {
+			// The walk reads at most maxWalk ranges.
+			t.Fatalf("Lookup(%#x): %d frames from the walk", a, len(dst))
 		}
 	}
 }

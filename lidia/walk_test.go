@@ -109,13 +109,7 @@ func TestBoundedWalks(t *testing.T) {
 // have, all its frames.
 func TestLongWalk(t *testing.T) {
 	for _, inlined := range []int{maxWalk - 1, maxWalk, 10 * maxWalk} {
-		ranges := []pyroRange{{VA: 0x1000, Length: 0x1000, Function: "f", File: "f.go"}}
-		for i := range inlined {
-			// Overlapping ranges of one depth: the file does not nest,
-			// and is read with the walk.
-			ranges = append(ranges, pyroRange{VA: 0x1001 + uint64(i), Length: 0x1000 - 1 - uint32(i), Depth: 1, Function: "g", File: "g.go"})
-		}
-		r := newReader(t, writePyro(ranges, true, true))
+		r := newReader(t, longWalk(inlined))
 		if r.nodes != nil {
 			t.Fatal("read as nested")
 		}
@@ -135,4 +129,16 @@ func TestLongWalk(t *testing.T) {
 			t.Errorf("%d inlined ranges, at the entry: %v, %v", inlined, got, err)
 		}
 	}
+}
+
+// longWalk returns a file of one depth-0 range at 0x1000 and inlined
+// ranges of depth 1 from 0x1001 on, one a byte, all to its end:
+// overlapping ranges of one depth, so that the file does not nest and is
+// read with the walk, which reads them all from the last.
+func longWalk(inlined int) []byte {
+	ranges := []pyroRange{{VA: 0x1000, Length: 0x1000, Function: "f", File: "f.go"}}
+	for i := range inlined {
+		ranges = append(ranges, pyroRange{VA: 0x1001 + uint64(i), Length: 0x1000 - 1 - uint32(i), Depth: 1, Function: "g", File: "g.go"})
+	}
+	return writePyro(ranges, true, true)
 }
