@@ -28,7 +28,8 @@
 // use, is written under a temporary name in its directory and renamed over
 // it when complete (an existing file keeps its permissions), so that OUT is
 // never left half written; a FIFO or a character device (/dev/null, a
-// terminal) is written in place, as the shell's > would; a symbolic link
+// terminal) is written in place, as the shell's > would (but a FIFO
+// without a reader is an error, not a wait for one); a symbolic link
 // is followed, and the file it points to written as above, the link left
 // as it is; anything else (a directory, a socket, a block device) is
 // refused.

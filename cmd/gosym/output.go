@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // An outputError is an error writing a command's output file: its name as
@@ -52,8 +53,8 @@ var errNotOutput = errors.New("not a regular file, FIFO or character device")
 //     written; an existing file keeps its permission bits, a new one gets
 //     0644.
 //   - a FIFO or a character device (/dev/null, a terminal): written in
-//     place, as a shell's > writes it (a FIFO without a reader blocks
-//     until one opens it).
+//     place, as a shell's > writes it; a FIFO must have a reader (it
+//     fails at once otherwise, where the shell would wait for one).
 //   - a symbolic link: followed, and what it points to is written as
 //     above; the link stays. A link to nothing creates its target.
 //   - anything else (a directory, a socket, a block device): refused.
@@ -84,7 +85,11 @@ func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) erro
 		return replaceFile(out, target, fi.Mode().Perm(), write)
 	case fi.IsDir():
 		return &outputError{out, errors.New("is a directory")}
-	case fi.Mode()&fs.ModeNamedPipe != 0 || fi.Mode()&fs.ModeCharDevice != 0:
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		// Without a reader, opening fails at once (ENXIO) rather than
+		// wait for one; writes wait for the reader as usual.
+		return writeInPlace(out, syscall.O_NONBLOCK, fi, write)
+	case fi.Mode()&fs.ModeCharDevice != 0:
 		return writeInPlace(out, 0, fi, write)
 	}
 	return &outputError{out, errNotOutput}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/lidia"
@@ -34,26 +35,48 @@ func fileType(t *testing.T, path string) fs.FileMode {
 	return fi.Mode().Type()
 }
 
-// readFIFO starts reading the FIFO at path; the returned channel gets
-// what was read once a writer has closed it.
-func readFIFO(t *testing.T, path string) <-chan string {
+// readFIFO opens the FIFO at path for reading, without waiting for a
+// writer, and reads it until the returned function is called, once the
+// writer is done: that function returns what was read. (A reader that
+// opened the FIFO only once a writer had may come too late, after the
+// writer is gone; and one that does not wait sees an end of file until a
+// writer comes.)
+func readFIFO(t *testing.T, path string) (written func() string) {
 	t.Helper()
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
 	got := make(chan string, 1)
 	go func() {
-		f, err := os.Open(path) // blocks until a writer opens it
-		if err != nil {
-			got <- "open: " + err.Error()
-			return
+		defer r.Close()
+		var b []byte
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			b = append(b, buf[:n]...)
+			switch {
+			case err == io.EOF:
+				select {
+				case <-done:
+					// The writer has closed the FIFO: everything it
+					// wrote has been read.
+					got <- string(b)
+					return
+				default:
+					time.Sleep(time.Millisecond) // no writer yet
+				}
+			case err != nil:
+				got <- "read: " + err.Error()
+				return
+			}
 		}
-		defer f.Close()
-		b, err := io.ReadAll(f)
-		if err != nil {
-			got <- "read: " + err.Error()
-			return
-		}
-		got <- string(b)
 	}()
-	return got
+	return func() string {
+		close(done)
+		return <-got
+	}
 }
 
 // leftovers returns the names of dir's entries that look like temporary
@@ -121,15 +144,28 @@ func TestWriteOutput(t *testing.T) {
 		if err := syscall.Mkfifo(path("fifo"), 0o644); err != nil {
 			t.Skip("mkfifo:", err)
 		}
-		got := readFIFO(t, path("fifo"))
+		written := readFIFO(t, path("fifo"))
 		if err := writeOutput(path("fifo"), nil, writeNew); err != nil {
 			t.Fatal(err)
 		}
 		if typ := fileType(t, path("fifo")); typ != fs.ModeNamedPipe {
-			t.Fatalf("FIFO is now %v", typ) // and the reader waits for ever
+			t.Fatalf("FIFO is now %v", typ)
 		}
-		if s := <-got; s != "new\n" {
+		if s := written(); s != "new\n" {
 			t.Errorf("read from the FIFO %q, want %q", s, "new\n")
+		}
+	})
+	t.Run("fifo without reader", func(t *testing.T) {
+		if err := syscall.Mkfifo(path("lonely"), 0o644); err != nil {
+			t.Skip("mkfifo:", err)
+		}
+		err := writeOutput(path("lonely"), nil, writeNew)
+		var oe *outputError
+		if !errors.As(err, &oe) || !errors.Is(err, syscall.ENXIO) {
+			t.Errorf("got %v, want an *outputError wrapping ENXIO", err)
+		}
+		if typ := fileType(t, path("lonely")); typ != fs.ModeNamedPipe {
+			t.Errorf("FIFO is now %v", typ)
 		}
 	})
 	t.Run("device", func(t *testing.T) {
@@ -238,12 +274,12 @@ func TestOutputSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("mkfifo:", err)
 	}
-	got := readFIFO(t, fifo)
+	written := readFIFO(t, fifo)
 	mustRun(t, "", "lidia", "-o", fifo, b.Path)
 	if typ := fileType(t, fifo); typ != fs.ModeNamedPipe {
-		t.Fatalf("lidia -o FIFO: the FIFO is now %v", typ) // and the reader waits for ever
+		t.Fatalf("lidia -o FIFO: the FIFO is now %v", typ)
 	}
-	if r, err := lidia.NewReader([]byte(<-got)); err != nil {
+	if r, err := lidia.NewReader([]byte(written())); err != nil {
 		t.Errorf("read from the FIFO: %v", err)
 	} else {
 		r.Close()
