@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -100,6 +101,9 @@ func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) erro
 // device it was), not something put there since.
 func writeInPlace(out string, flag int, was fs.FileInfo, write func(io.Writer) error) error {
 	f, err := os.OpenFile(out, os.O_WRONLY|flag, 0o644)
+	if errors.Is(err, syscall.ENXIO) && was != nil && was.Mode()&fs.ModeNamedPipe != 0 {
+		return &outputError{out, fmt.Errorf("FIFO without a reader: %w", syscall.ENXIO)}
+	}
 	if err != nil {
 		return outError(out, err)
 	}
