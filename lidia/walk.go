@@ -14,7 +14,7 @@ func (r *Reader) walk(dst []Frame, addr uint64) ([]Frame, error) {
 	start := r.search(addr)
 	for i := start; i >= 0; i-- {
 		if start-i == maxWalk {
-			return dst, corrupt("range %d: no range of depth 0 among the %d before it", start, maxWalk)
+			return dst, errLongWalk
 		}
 		e := r.entry(i)
 		va := r.vaAt(i)
@@ -36,6 +36,10 @@ func (r *Reader) walk(dst []Frame, addr uint64) ([]Frame, error) {
 	}
 	return dst, nil
 }
+
+// errLongWalk is the error of a walk past maxWalk ranges: made once, as a
+// damaged file can fail every lookup.
+var errLongWalk = corrupt("a walk back to a range of depth 0 reads more than %d ranges", maxWalk)
 
 // search returns the index of the last range whose VA is at most addr, or
 // -1.

@@ -124,6 +124,11 @@ func TestLongWalk(t *testing.T) {
 		if !errors.Is(err, ErrCorrupted) {
 			t.Errorf("%d inlined ranges: %d frames, %v; want ErrCorrupted", inlined, len(got), err)
 		}
+		// A damaged file can fail every lookup: the error costs nothing.
+		dst := make([]Frame, 0, maxWalk)
+		if n := testing.AllocsPerRun(100, func() { r.Lookup(dst, last) }); n != 0 {
+			t.Errorf("%d inlined ranges: a failed Lookup allocates %v times", inlined, n)
+		}
 		// Before the inlined ranges, the walk is short.
 		if got, err := r.Lookup(nil, 0x1000); err != nil || len(got) != 1 {
 			t.Errorf("%d inlined ranges, at the entry: %v, %v", inlined, got, err)
