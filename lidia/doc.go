@@ -126,7 +126,9 @@
 // from the pclntab, and empty symbols), are read with Pyroscope's backward
 // walk, whose quirks Lookup reproduces: each frame then has its own
 // range's file and line; their index is a coarse one of the VAs (about
-// half a byte per range). A malformed file gets an error wrapping
-// ErrCorrupted, from NewReader or, for a bad reference in a range, from
-// Lookup.
+// half a byte per range). The walk reads at most 64 ranges, as many as
+// the files written here need (Pyroscope's own have only ranges of depth
+// 0); a longer one is a damaged file. A malformed file gets an error
+// wrapping ErrCorrupted, from NewReader or, for a bad reference in a range
+// or a walk past 64 ranges, from Lookup.
 package lidia

@@ -9,8 +9,8 @@ import (
 // FuzzNewReader opens fuzzed bytes and looks up addresses in them: an error
 // must wrap ErrCorrupted, and nothing may panic. The seeds are a small file
 // written from a few functions of the test binary (inline ranges, files,
-// lines), the same file with every table at its widest, and the upstream
-// example.
+// lines), the same file with every table at its widest, the upstream
+// example, and a file whose walk is one range too long (TestLongWalk).
 func FuzzNewReader(f *testing.F) {
 	small := smallFile(f)
 	fuzzseed.Add(f, small)
@@ -20,6 +20,7 @@ func FuzzNewReader(f *testing.F) {
 		{VA: 0x1140, Length: 0x8, Depth: 1, Function: "add", File: "fib.c", CallFile: "fib.c", CallLine: 4},
 		{VA: 0, Length: 0, Function: "__cxa_finalize"},
 	}, true, true))
+	fuzzseed.Add(f, longWalk(maxWalk+1))
 	addrs := []uint64{0, 1, 0x1000, 0x1139, 0x1140, 0x401000, 1 << 32, ^uint64(0)}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lookupAll(t, data, addrs)

@@ -8,9 +8,16 @@ import "github.com/gosym-dev/gosym/gosym"
 
 // walk is Pyroscope's lookup: from the last range at or before addr,
 // backward, every range that covers addr is a frame, with its own file and
-// line, up to the first range of depth 0.
+// line, up to the first range of depth 0. It reads at most maxWalk ranges,
+// as many as files written here need (the package documentation, "What
+// the ranges mean"): a walk longer than that is a damaged file, which
+// would otherwise make every lookup read all its ranges.
 func (r *Reader) walk(dst []gosym.Location, addr uint64) ([]gosym.Location, error) {
-	for i := r.search(addr); i >= 0; i-- {
+	start := r.search(addr)
+	for i := start; i >= 0; i-- {
+		if start-i == maxWalk {
+			return dst, errLongWalk
+		}
 		e := r.entry(i)
 		va := r.vaAt(i)
 		if va <= addr && addr-va < e.length && (r.o.inlines || e.depth == 0) {
@@ -31,6 +38,10 @@ func (r *Reader) walk(dst []gosym.Location, addr uint64) ([]gosym.Location, erro
 	}
 	return dst, nil
 }
+
+// errLongWalk is the error of a walk past maxWalk ranges: made once, as a
+// damaged file can fail every lookup.
+var errLongWalk = corrupt("a walk back to a range of depth 0 reads more than %d ranges", maxWalk)
 
 // search returns the index of the last range whose VA is at most addr, or
 // -1.

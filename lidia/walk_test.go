@@ -2,6 +2,7 @@ package lidia
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
@@ -98,4 +99,51 @@ func TestBoundedWalks(t *testing.T) {
 		}
 		t.Logf("%s: %s, %d ranges: Pyroscope's walk reads at most %d", name, most.Name(), mostN+1, longest)
 	}
+}
+
+// TestLongWalk checks that Lookup's walk, on a file whose ranges do not
+// nest, reads at most maxWalk ranges: a depth-0 range followed by more
+// inlined ranges than files written here ever have before the next one (a
+// damaged file, as the reproducer r08 of issue 21, where every Lookup read
+// all the ranges) gives ErrCorrupted, and one with as many as they may
+// have, all its frames.
+func TestLongWalk(t *testing.T) {
+	for _, inlined := range []int{maxWalk - 1, maxWalk, 10 * maxWalk} {
+		r := newReader(t, longWalk(inlined))
+		if r.nodes != nil {
+			t.Fatal("read as nested")
+		}
+		last := uint64(0x1001 + inlined)
+		got, err := r.Lookup(last, nil)
+		if inlined < maxWalk {
+			if err != nil || len(got) != inlined+1 {
+				t.Errorf("%d inlined ranges: %d frames, %v; want %d frames", inlined, len(got), err, inlined+1)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrCorrupted) {
+			t.Errorf("%d inlined ranges: %d frames, %v; want ErrCorrupted", inlined, len(got), err)
+		}
+		// A damaged file can fail every lookup: the error costs nothing.
+		dst := make([]gosym.Location, 0, maxWalk)
+		if n := testing.AllocsPerRun(100, func() { r.Lookup(last, dst) }); n != 0 {
+			t.Errorf("%d inlined ranges: a failed Lookup allocates %v times", inlined, n)
+		}
+		// Before the inlined ranges, the walk is short.
+		if got, err := r.Lookup(0x1000, nil); err != nil || len(got) != 1 {
+			t.Errorf("%d inlined ranges, at the entry: %v, %v", inlined, got, err)
+		}
+	}
+}
+
+// longWalk returns a file of one depth-0 range at 0x1000 and inlined
+// ranges of depth 1 from 0x1001 on, one a byte, all to its end:
+// overlapping ranges of one depth, so that the file does not nest and is
+// read with the walk, which reads them all from the last.
+func longWalk(inlined int) []byte {
+	ranges := []pyroRange{{VA: 0x1000, Length: 0x1000, Function: "f", File: "f.go"}}
+	for i := range inlined {
+		ranges = append(ranges, pyroRange{VA: 0x1001 + uint64(i), Length: 0x1000 - 1 - uint32(i), Depth: 1, Function: "g", File: "g.go"})
+	}
+	return writePyro(ranges, true, true)
 }

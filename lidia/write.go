@@ -20,8 +20,15 @@ import (
 // the package documentation. Write builds the tables in memory and then
 // writes the header and the tables in order, so w need not be an
 // io.Seeker. Addresses are link-time addresses, as t's.
+//
+// The names written come from the binary, and so cannot take more room
+// than it: Write fails with an error wrapping gosym.ErrCorrupted when they
+// would total more than twice its size (as overlapping names, in a name
+// table that lost its NUL bytes, would), rather than write a file or use
+// memory out of proportion with the binary.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	b := newBuilder(makeOptions(opts), t.NumFunctions())
+	b.maxNames = nameBudget(t.Object())
 	syms := object.FuncSymbols(t.Object())
 	k := 0
 	for f, err := range t.Functions() {
@@ -36,6 +43,24 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	}
 	b.addSymbols(syms, k, math.MaxUint64)
 	return b.writeTo(w)
+}
+
+// nameBudget returns the most bytes of names (strings without their
+// length fields) Write accepts from obj: twice the bytes its sections
+// span in the file, and 1 MiB. A sound binary holds each name it has at
+// least once (a Go function's name is in the pclntab, and usually in the
+// symbol table too), so its names total at most its size; the margin is
+// for names the sections leave out (Mach-O's symbol table lies outside
+// them) and the tail-merged string tables of some linkers.
+func nameBudget(obj object.Object) uint64 {
+	hs, _ := obj.Sections()
+	var end uint64
+	for _, h := range hs {
+		if h.Offset+h.FileSize >= h.Offset {
+			end = max(end, h.Offset+h.FileSize)
+		}
+	}
+	return 2*min(end, math.MaxUint32) + 1<<20
 }
 
 // maxWalk bounds the number of ranges Pyroscope's lookup reads, walking
@@ -86,6 +111,27 @@ func (c *chunks[T]) add(v T) int {
 
 func (c *chunks[T]) at(i int) *T { return &c.c[i>>chunkBits][i&(1<<chunkBits-1)] }
 
+// byteList is a list of bytes stored in chunks of blockSize, which grows
+// without copying: a table built by appending, as it is written.
+type byteList struct {
+	c [][]byte // full chunks, and the last one, of length what it holds
+	n int      // the bytes held
+}
+
+// add appends p, which is only read.
+func (l *byteList) add(p []byte) {
+	for len(p) > 0 {
+		if len(l.c) == 0 || len(l.c[len(l.c)-1]) == blockSize {
+			l.c = append(l.c, make([]byte, 0, blockSize))
+		}
+		last := &l.c[len(l.c)-1]
+		k := min(len(p), blockSize-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
+		l.n += k
+	}
+}
+
 // strCacheEntry remembers the offset of a string by its address, so that
 // the many lookups of the same name (gosym hands out one string per name)
 // skip hashing it. Holding s keeps its memory, so the address cannot be
@@ -106,8 +152,10 @@ type builder struct {
 	// lineTabs maps a hash of a line table to the index of the first
 	// table with that hash, to share identical tables.
 	lineTabs map[uint64]uint32
-	strs     []byte
+	strs     byteList
 	strOff   map[string]uint32
+	names    uint64 // bytes of the strings in strs, without length fields
+	maxNames uint64 // the most names may total (nameBudget)
 	strCache [1 << 12]strCacheEntry
 
 	// Per-function state, reused. The frames of a function are nodes: a
@@ -132,9 +180,9 @@ type builder struct {
 func newBuilder(o options, nfunc int) *builder {
 	b := &builder{
 		o:        o,
+		maxNames: math.MaxUint64,
 		lineTabs: make(map[uint64]uint32, nfunc),
 		strOff:   make(map[string]uint32, nfunc+nfunc/4),
-		strs:     make([]byte, 0, 64*nfunc),
 	}
 	b.addString("") // "" at offset 0
 	return b
@@ -161,13 +209,22 @@ func (b *builder) str(s string) uint32 {
 
 // addString appends s to the strings table.
 func (b *builder) addString(s string) uint32 {
-	off := len(b.strs)
+	off := b.strs.n
+	if b.names+uint64(len(s)) > b.maxNames {
+		if b.err == nil {
+			b.err = fmt.Errorf("lidia: %w: names total more than %d bytes, out of proportion with the binary (names that overlap, without NUL bytes?)", gosym.ErrCorrupted, b.maxNames)
+		}
+		return 0
+	}
 	if uint64(off)+4+uint64(len(s)) > math.MaxUint32 {
 		b.err = fmt.Errorf("lidia: strings table over 4 GiB")
 		return 0
 	}
-	b.strs = le.AppendUint32(b.strs, uint32(len(s)))
-	b.strs = append(b.strs, s...)
+	b.names += uint64(len(s))
+	var size [4]byte
+	le.PutUint32(size[:], uint32(len(s)))
+	b.strs.add(size[:])
+	b.strs.add(unsafe.Slice(unsafe.StringData(s), len(s)))
 	return uint32(off)
 }
 
@@ -434,7 +491,7 @@ func (b *builder) writeTo(w io.Writer) error {
 	const fW = 4
 	nl := uint64(b.lines.n)
 	vaSize, rangeSize := n*vaW, n*numFields*fW
-	strSize := uint64(len(b.strs))
+	strSize := uint64(b.strs.n)
 
 	tables := []func(emit func([]byte) error) error{
 		func(emit func([]byte) error) error { return b.encodeVA(emit, vaW) },
@@ -535,7 +592,14 @@ func (b *builder) encodeRanges(emit func([]byte) error) error {
 }
 
 // encodeStrings emits the strings table.
-func (b *builder) encodeStrings(emit func([]byte) error) error { return emit(b.strs) }
+func (b *builder) encodeStrings(emit func([]byte) error) error {
+	for _, c := range b.strs.c {
+		if err := emit(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // encodeLines emits the line tables, fields of w bytes.
 func (b *builder) encodeLines(emit func([]byte) error, w uint64) error {

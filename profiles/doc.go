@@ -22,7 +22,12 @@
 // profile without any mapping holds link-time addresses; one binary then
 // symbolizes all of them. Nothing else is guessed: the locations of other
 // mappings, and those without a mapping in a profile that has some, are
-// left as they are.
+// left as they are. When the binary at hand is known to hold the same code
+// as the one profiled under another build ID (the stripped twin of the
+// unstripped build that ran, say), [WithMain] names it as the main
+// mapping's binary whatever the build IDs. A profile none of whose
+// locations is in a mapping of the binaries given is an error wrapping
+// [ErrNoMatch], which shows the build IDs of both.
 //
 // A location's address is a run-time address. It becomes a file offset in
 // its mapping (address − Start + Offset) and then the link-time address of

@@ -57,8 +57,9 @@ func (b *binary) matches(id string) bool {
 }
 
 // matchMappings returns the binary of each mapping, nil for the mappings
-// no binary matches. See the package documentation, "Mappings".
-func matchMappings(p *profile.Profile, bins []*binary) map[*profile.Mapping]*binary {
+// no binary matches; main, if not nil, is the main mapping's binary (see
+// WithMain). See the package documentation, "Mappings".
+func matchMappings(p *profile.Profile, bins []*binary, main *binary) map[*profile.Mapping]*binary {
 	m := make(map[*profile.Mapping]*binary, len(p.Mapping))
 	for _, mp := range p.Mapping {
 		if mp.BuildID == "" {
@@ -71,14 +72,20 @@ func matchMappings(p *profile.Profile, bins []*binary) map[*profile.Mapping]*bin
 			}
 		}
 	}
-	if len(bins) == 1 && len(m) == 0 && len(p.Mapping) > 0 && p.Mapping[0].BuildID == "" {
+	if len(p.Mapping) == 0 {
+		return m
+	}
+	first := p.Mapping[0]
+	if main == nil && len(bins) == 1 && len(m) == 0 && first.BuildID == "" {
 		// One binary, which no build ID matched, and a main mapping
 		// without one: that binary's (the shared libraries of the
 		// process may have build IDs, such as the dynamic loader's).
-		main := p.Mapping[0]
+		main = bins[0]
+	}
+	if main != nil {
 		for _, mp := range p.Mapping {
-			if mp == main || (main.File != "" && mp.File == main.File) {
-				m[mp] = bins[0]
+			if mp == first || (first.File != "" && mp.File == first.File) {
+				m[mp] = main
 			}
 		}
 	}

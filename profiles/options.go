@@ -1,11 +1,14 @@
 package profiles
 
+import "github.com/gosym-dev/gosym/gosym"
+
 // Option configures Symbolize.
 type Option func(*options)
 
 type options struct {
 	returnAddresses bool
 	wrappers        bool
+	main            *gosym.Table
 }
 
 func makeOptions(opts []Option) options {
@@ -28,3 +31,12 @@ func WithReturnAddresses() Option { return func(o *options) { o.returnAddresses 
 // otherwise hides as runtime tracebacks do. See the package documentation,
 // "Wrappers".
 func WithWrappers() Option { return func(o *options) { o.wrappers = true } }
+
+// WithMain names the binary of the profile's main mapping (the first) and
+// of every other mapping of the same file, whatever their build IDs: for a
+// profile recorded from a build whose build ID the binary at hand does not
+// have, such as the unstripped build of a stripped binary, when the code
+// is known to be the same. A profile without mappings is symbolized from
+// it. main need not be among the tables given to Symbolize. See the
+// package documentation, "Mappings".
+func WithMain(main *gosym.Table) Option { return func(o *options) { o.main = main } }

@@ -3,7 +3,10 @@ package profiles
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/gosym"
@@ -30,10 +33,17 @@ type Stats struct {
 // mapping's HasFunctions, HasFilenames, HasLineNumbers and HasInlineFrames
 // set. Locations of other mappings keep what they had.
 //
-// It returns an error if a binary's object cannot be read, or if a table
-// turns out to be corrupted (an error wrapping gosym.ErrCorrupted); p may
-// then be partly symbolized.
+// It returns an error if p or a table is nil or p has nil entries (which
+// profile.Parse never makes), if a binary's object cannot be read, or if a
+// table turns out to be corrupted (an error wrapping gosym.ErrCorrupted);
+// p may then be partly symbolized. When p has locations but none of them
+// is in a mapping of the binaries given (their build IDs differ from the
+// profile's, say), it returns the Stats and an error wrapping ErrNoMatch
+// that names the build IDs, and p is left as it was.
 func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, error) {
+	if err := checkInput(p, tabs); err != nil {
+		return Stats{}, err
+	}
 	o := makeOptions(opts)
 	st := Stats{Locations: len(p.Location)}
 	bins := make([]*binary, len(tabs))
@@ -44,7 +54,22 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		}
 		bins[i] = b
 	}
-	byMapping := matchMappings(p, bins)
+	var mainBin *binary
+	if o.main != nil {
+		for _, b := range bins {
+			if b.tab == o.main {
+				mainBin = b
+			}
+		}
+		if mainBin == nil {
+			b, err := newBinary(o.main)
+			if err != nil {
+				return st, err
+			}
+			mainBin = b
+		}
+	}
+	byMapping := matchMappings(p, bins, mainBin)
 	for _, mp := range p.Mapping {
 		if byMapping[mp] == nil && (mp.File != "" && mp.File[0] != '[' || mp.BuildID != "") {
 			st.UnmatchedMappings = append(st.UnmatchedMappings, cmp.Or(mp.File, mp.BuildID))
@@ -70,8 +95,15 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 		b := lastB
 		if loc.Mapping != lastMp || i == 0 {
 			b = byMapping[loc.Mapping]
-			if loc.Mapping == nil && len(p.Mapping) == 0 && len(bins) == 1 {
-				b = bins[0]
+			if loc.Mapping == nil && len(p.Mapping) == 0 {
+				// Link-time addresses: the main binary's, or the one
+				// binary's.
+				switch {
+				case mainBin != nil:
+					b = mainBin
+				case len(bins) == 1:
+					b = bins[0]
+				}
 			}
 			lastMp, lastB = loc.Mapping, b
 		}
@@ -117,6 +149,10 @@ func Symbolize(p *profile.Profile, tabs []*gosym.Table, opts ...Option) (Stats, 
 				mp.HasFilenames, mp.HasLineNumbers, mp.HasInlineFrames = true, true, true
 			}
 		}
+	}
+
+	if st.Locations > 0 && st.Unmatched == st.Locations {
+		return st, noMatch(p, bins, mainBin)
 	}
 
 	var index map[*profile.Location]int // p.Location's indices, when needed
@@ -196,7 +232,11 @@ func trimSplitStacks(p *profile.Profile, all []gosym.Location, spans []span, ind
 	callSite := make(map[int]uint64)
 	for _, sm := range p.Sample {
 		for k := 0; k+1 < len(sm.Location); k++ {
-			i, j := index[sm.Location[k]], index[sm.Location[k+1]]
+			i, ok1 := index[sm.Location[k]]
+			j, ok2 := index[sm.Location[k+1]]
+			if !ok1 || !ok2 {
+				continue // a location not in p.Location, left as it is
+			}
 			a, n := spans[i], spans[j]
 			if a.lo < 0 || a.hi-a.lo < 2 {
 				continue
@@ -299,7 +339,11 @@ func isPanic(name string) bool {
 // all[spans[i].lo:spans[i].hi].
 func wrappersShown(p *profile.Profile, all []gosym.Location, spans []span, index map[*profile.Location]int) map[*profile.Location]bool {
 	frames := func(loc *profile.Location) []gosym.Location {
-		if sp := spans[index[loc]]; sp.lo >= 0 {
+		i, ok := index[loc]
+		if !ok {
+			return nil // a location not in p.Location, left as it is
+		}
+		if sp := spans[i]; sp.lo >= 0 {
 			return all[sp.lo:sp.hi]
 		}
 		return nil
@@ -360,4 +404,92 @@ func removeUnusedFunctions(p *profile.Profile) {
 		}
 	}
 	p.Function = slices.DeleteFunc(p.Function, func(f *profile.Function) bool { return !used[f] })
+}
+
+// checkInput returns an error if p or one of tabs is nil, or if p has nil
+// entries: profile.Parse makes none, but programs that build or edit
+// profiles can.
+func checkInput(p *profile.Profile, tabs []*gosym.Table) error {
+	if p == nil {
+		return errors.New("profiles: nil profile")
+	}
+	for i, t := range tabs {
+		if t == nil {
+			return fmt.Errorf("profiles: table %d of %d is nil", i, len(tabs))
+		}
+	}
+	nilIn := func(what string, i int) error {
+		return fmt.Errorf("profiles: malformed profile: %s[%d] is nil", what, i)
+	}
+	for i, mp := range p.Mapping {
+		if mp == nil {
+			return nilIn("Mapping", i)
+		}
+	}
+	for i, fn := range p.Function {
+		if fn == nil {
+			return nilIn("Function", i)
+		}
+	}
+	for i, loc := range p.Location {
+		if loc == nil {
+			return nilIn("Location", i)
+		}
+	}
+	for i, sm := range p.Sample {
+		if sm == nil {
+			return nilIn("Sample", i)
+		}
+		for j, loc := range sm.Location {
+			if loc == nil {
+				return nilIn(fmt.Sprintf("Sample[%d].Location", i), j)
+			}
+		}
+	}
+	return nil
+}
+
+// ErrNoMatch reports a profile none of whose locations is in a mapping
+// of the binaries given to Symbolize: their build IDs differ from the
+// profile's, or the binaries are not the profile's. WithMain names the
+// main mapping's binary whatever its build ID.
+var ErrNoMatch = errors.New("no location is in a mapping of the binaries given")
+
+// maxListed is how many binaries an ErrNoMatch error describes.
+const maxListed = 4
+
+// noMatch returns the error wrapping ErrNoMatch for p and the binaries
+// given: the build ID of p's main mapping and those of the binaries.
+func noMatch(p *profile.Profile, bins []*binary, main *binary) error {
+	var msg strings.Builder
+	if len(p.Mapping) == 0 {
+		fmt.Fprintf(&msg, "the profile has no mapping, and %d binaries were given", len(bins))
+	} else {
+		mp := p.Mapping[0]
+		fmt.Fprintf(&msg, "the main mapping %s has build ID %s", quoteShort(cmp.Or(mp.File, "(no file)")), quoteShort(mp.BuildID))
+	}
+	if main != nil && !slices.Contains(bins, main) {
+		bins = append([]*binary{main}, bins...)
+	}
+	for i, b := range bins {
+		if i == maxListed {
+			fmt.Fprintf(&msg, "; and %d more binaries", len(bins)-i)
+			break
+		}
+		fmt.Fprintf(&msg, "; binary %d has GNU build ID %s and Go build ID %s", i+1, quoteShort(b.gnu), quoteShort(b.goID))
+	}
+	return fmt.Errorf("profiles: %w: %s", ErrNoMatch, msg.String())
+}
+
+// maxQuoted is the most bytes of a string from a profile that quoteShort
+// quotes.
+const maxQuoted = 128
+
+// quoteShort quotes s, or its first maxQuoted bytes and "...": profiles
+// hold strings of any length.
+func quoteShort(s string) string {
+	if len(s) > maxQuoted {
+		return strconv.Quote(s[:maxQuoted]) + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -21,6 +21,19 @@
 // Mach-O, PE, Plan 9, XCOFF and WebAssembly)" or "gosym: prog: corrupt symbol table: pclntab
 // claims 1099511627776 functions, more than fit".
 //
+// Input files (BINARY, PROFILE, CORE) must be regular files, or symbolic
+// links to one: a FIFO, a device or a directory is refused before anything
+// is read from it. An output file named by -o OUT is written according to
+// what OUT is: "-" is standard output; a regular file, or a name not in
+// use, is written under a temporary name in its directory and renamed over
+// it when complete (an existing file keeps its permissions), so that OUT is
+// never left half written; a FIFO or a character device (/dev/null, a
+// terminal) is written in place, as the shell's > would (but a FIFO
+// without a reader is an error, not a wait for one); a symbolic link
+// is followed, and the file it points to written as above, the link left
+// as it is; anything else (a directory, a socket, a block device) is
+// refused.
+//
 // Addresses are hexadecimal, with or without 0x (or 0X), and are link-time
 // addresses: for a position-independent executable loaded elsewhere,
 // subtract the load bias first; for a return address taken from a stack,
@@ -220,9 +233,8 @@
 // Lidia writes the symbols of BINARY as a Lidia file, the format of
 // Pyroscope's symbolizer: the PC ranges of every function and of its inlined
 // calls with their call sites, line tables and source files, unless turned
-// off by -lines=false, -files=false or -inlines=false. OUT is written under a
-// temporary name and renamed when complete; "-o -" writes to standard
-// output. When standard error is a terminal and the work takes more than a
+// off by -lines=false, -files=false or -inlines=false. OUT is written as
+// described above ("-o -" writes to standard output). When standard error is a terminal and the work takes more than a
 // second, a progress line there shows the time spent and the bytes written.
 //
 // # symbols
@@ -263,7 +275,7 @@
 //
 // # pprof
 //
-//	gosym pprof [-o OUT] [-wrappers] [-returnaddrs] PROFILE BINARY...
+//	gosym pprof [-o OUT] [-wrappers] [-returnaddrs] [-main BINARY] PROFILE [BINARY...]
 //
 // Pprof symbolizes PROFILE, a pprof profile holding addresses and mappings
 // (gzip-compressed or not), from the binaries, stripped or not, and writes
@@ -272,7 +284,15 @@
 // and start lines, so that `go tool pprof` shows the inlined calls. Each
 // mapping of the profile is matched with a binary by its build ID (GNU or
 // Go); when the profile records none and one binary is given, that binary
-// is the main mapping's. Locations in other mappings keep what they had.
+// is the main mapping's. -main BINARY names the main mapping's binary
+// whatever the build IDs, for a profile of another build of the same code
+// (the unstripped twin of a stripped binary); other binaries are then
+// optional. Locations in other mappings keep what they had; when no
+// location is in a mapping of the binaries, pprof fails and shows the
+// build IDs of the profile's main mapping and of the binaries. PROFILE
+// must be a regular file; a compressed one may decompress to 32 times its
+// size (16 MiB at least), more is refused, as a gzip bomb would be. OUT is
+// written as described above.
 // Wrapper frames are hidden as runtime tracebacks hide them, unless
 // -wrappers; -returnaddrs says that the addresses are raw return
 // addresses rather than the call addresses runtime/pprof records. See
@@ -280,7 +300,7 @@
 //
 // # unwind
 //
-//	gosym unwind BINARY CORE
+//	gosym unwind [-frames N] BINARY CORE
 //
 // Unwind prints the stack of every thread of CORE, an ELF core file of a
 // process running BINARY (as the Linux kernel, gdb's gcore or qemu-user
@@ -295,7 +315,10 @@
 // then the physical function's line. The walk follows the runtime's own
 // rules (see gosym.Table.Unwind) and ends at the top of the stack (for a
 // Go program killed by a signal, the signal handler's runtime.sigtramp),
-// or with a line "unwinding stopped: REASON". Addresses are link-time
+// or with a line "unwinding stopped: REASON": a frame that cannot be
+// unwound, or more than N frames (100 by default, as the runtime's
+// tracebacks print at most 100 frames of a goroutine; inlined frames
+// count), as a damaged stack can loop. Addresses are link-time
 // addresses: a position-independent BINARY must have been loaded at its
 // link address. BINARY's architecture must be the core's.
 package main

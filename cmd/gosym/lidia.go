@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -37,65 +33,14 @@ func runLidia(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := []lidia.Option{lidia.WithLines(*lines), lidia.WithFiles(*files), lidia.WithInlines(*inlines)}
 
 	p := startProgress(stderr, fmt.Sprintf("gosym lidia: %s: %d functions", b.path, b.tab.NumFunctions()))
-	if *out == "-" {
-		w := bufio.NewWriter(stdout)
-		err = lidia.Write(p.counting(w), b.tab, opts...)
-		if err == nil {
-			err = w.Flush()
-		}
-		p.stop()
-		if err != nil {
-			return errorf(stderr, "%v", fileError(b.path, err))
-		}
-		return exitOK
-	}
-
-	// Write a temporary file next to OUT and rename it, so that OUT is
-	// never left half written. Errors about the temporary file are
-	// reported as errors about OUT, the name the user knows.
-	tmp, err := os.CreateTemp(filepath.Dir(*out), filepath.Base(*out)+".tmp*")
-	if err != nil {
-		p.stop()
-		return errorf(stderr, "%v", outError(*out, err))
-	}
-	tmp.Chmod(0o644) // CreateTemp makes it 0600
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = lidia.Write(p.counting(w), b.tab, opts...)
-	if err != nil {
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp.Name() {
-			err = outError(*out, err) // writing OUT failed
-		} else {
-			err = fileError(b.path, err)
-		}
-	} else if err = w.Flush(); err != nil {
-		err = outError(*out, err)
-	} else if err = tmp.Close(); err != nil {
-		err = outError(*out, err)
-	} else if err = os.Rename(tmp.Name(), *out); err != nil {
-		err = outError(*out, err)
-	}
+	err = writeOutput(*out, stdout, func(w io.Writer) error {
+		return lidia.Write(p.counting(w), b.tab, opts...)
+	})
 	p.stop()
 	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return errorf(stderr, "%v", err)
+		return errorf(stderr, "%v", describe(b.path, err))
 	}
 	return exitOK
-}
-
-// outError returns err, an error creating, writing or renaming the
-// temporary file that becomes out, as an error "OUT: CAUSE" that wraps it:
-// the name of the temporary file means nothing to the user.
-func outError(out string, err error) error {
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		err = pe.Err
-	case errors.As(err, &le):
-		err = le.Err
-	}
-	return fmt.Errorf("%s: %w", out, err)
 }
 
 // Progress display settings; tests change them.

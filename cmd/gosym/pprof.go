@@ -1,14 +1,17 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"runtime"
 
 	"github.com/google/pprof/profile"
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/mmapfile"
 	"github.com/gosym-dev/gosym/profiles"
 )
 
@@ -17,14 +20,29 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := f.String("o", "", "write the symbolized profile to `OUT` (default standard output)")
 	wrappers := f.Bool("wrappers", false, "keep compiler-generated wrapper frames")
 	retAddrs := f.Bool("returnaddrs", false, "the profile holds raw return addresses: look callers up at address-1")
-	pos, status, ok := f.parse(args, 2, -1, stdout, stderr)
+	mainPath := f.String("main", "", "symbolize the main mapping from `BINARY`, whatever its build ID")
+	pos, status, ok := f.parse(args, 1, -1, stdout, stderr)
 	if !ok {
 		return status
+	}
+	if len(pos) < 2 && *mainPath == "" {
+		fmt.Fprintf(stderr, "gosym pprof: missing arguments\n")
+		f.printUsage(stderr, false)
+		return exitUsage
 	}
 	profPath := pos[0]
 	p, err := readProfile(profPath)
 	if err != nil {
 		return errorf(stderr, "%v", err)
+	}
+	var opts []profiles.Option
+	if *mainPath != "" {
+		b, err := openBinary(*mainPath)
+		if err != nil {
+			return errorf(stderr, "%v", err)
+		}
+		defer b.Close()
+		opts = append(opts, profiles.WithMain(b.tab))
 	}
 	var tabs []*gosym.Table
 	for _, path := range pos[1:] {
@@ -35,7 +53,6 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer b.Close()
 		tabs = append(tabs, b.tab)
 	}
-	var opts []profiles.Option
 	if *wrappers {
 		opts = append(opts, profiles.WithWrappers())
 	}
@@ -46,63 +63,87 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return errorf(stderr, "%s: %v", profPath, err)
 	}
-	if st.Symbolized == 0 && st.Locations > 0 {
-		return errorf(stderr, "%s: no location is in a mapping of the binaries given (build IDs differ?)", profPath)
+	if st.Symbolized+st.Symbols == 0 && st.Locations > 0 {
+		return errorf(stderr, "%s: no location was symbolized: the %d in mappings of the binaries given are in no function", profPath, st.Locations-st.Unmatched)
 	}
-	if *out == "" || *out == "-" {
-		w := bufio.NewWriter(stdout)
-		if err := p.Write(w); err != nil {
-			return errorf(stderr, "%v", err)
-		}
-		if err := w.Flush(); err != nil {
-			return errorf(stderr, "%v", err)
-		}
-		return exitOK
+	if *out == "" {
+		*out = "-"
 	}
-	if err := writeProfile(*out, p); err != nil {
+	if err := writeOutput(*out, stdout, p.Write); err != nil {
 		return errorf(stderr, "%v", err)
 	}
 	return exitOK
 }
 
+// maxInflation and minInflated bound what a compressed profile may
+// decompress to: maxInflation times its size, or minInflated bytes for a
+// small file. Profiles compress to a fifth of their size or so; a gzip
+// bomb inflates a thousandfold.
+const (
+	maxInflation = 32
+	minInflated  = 16 << 20
+)
+
+// gzipMagic opens a gzip stream.
+var gzipMagic = []byte{0x1f, 0x8b}
+
 // readProfile reads and parses the profile at path (gzip-compressed or
-// not, or a legacy text profile, as profile.Parse accepts).
+// not, or a legacy text profile, as profile.Parse accepts). The file must
+// be a regular file, as binaries must (a FIFO or /dev/zero would block or
+// never end), and a compressed profile may inflate to maxInflation times
+// its size at most (minInflated if more).
 func readProfile(path string) (*profile.Profile, error) {
-	f, err := os.Open(path)
+	file, err := mmapfile.Load(path)
 	if err != nil {
 		return nil, fileError(path, err)
 	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := parseProfile(file.Bytes())
+	runtime.KeepAlive(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
 
-// writeProfile writes p to out through a temporary file renamed when
-// complete, so that out is never left half written.
-func writeProfile(out string, p *profile.Profile) error {
-	tmp, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".tmp*")
+// parseProfile parses the profile in data, as readProfile.
+func parseProfile(data []byte) (*profile.Profile, error) {
+	if bytes.HasPrefix(data, gzipMagic) {
+		var err error
+		if data, err = inflate(data, max(minInflated, maxInflation*int64(len(data)))); err != nil {
+			return nil, err
+		}
+		if bytes.HasPrefix(data, gzipMagic) {
+			return nil, errors.New("compressed twice")
+		}
+	}
+	return profile.ParseData(data)
+}
+
+// errInflated reports a compressed profile larger than readProfile
+// accepts.
+var errInflated = errors.New("decompresses to too many bytes")
+
+// inflate returns the gzip stream in data decompressed, or an error if
+// that is more than limit bytes.
+func inflate(data []byte, limit int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return outError(out, err)
+		return nil, fmt.Errorf("decompressing profile: %w", err)
 	}
-	tmp.Chmod(0o644) // CreateTemp makes it 0600
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = p.Write(w)
-	if err == nil {
-		err = w.Flush()
+	// The last 4 bytes of a gzip stream hold its decompressed size mod
+	// 2^32: a hint (it may lie) that spares growing the buffer.
+	hint := limit + 1
+	if len(data) >= 18 {
+		hint = min(hint, int64(binary.LittleEndian.Uint32(data[len(data)-4:]))+1)
 	}
-	if err == nil {
-		err = tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
+	var buf bytes.Buffer
+	buf.Grow(int(hint) + bytes.MinRead)
+	n, err := buf.ReadFrom(io.LimitReader(zr, limit+1))
 	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return outError(out, err)
+		return nil, fmt.Errorf("decompressing profile: %w", err)
 	}
-	return nil
+	if n > limit {
+		return nil, fmt.Errorf("%w: more than %d from %d compressed", errInflated, limit, len(data))
+	}
+	return buf.Bytes(), nil
 }

@@ -241,11 +241,52 @@ func TestPprofErrors(t *testing.T) {
 		{[]string{missing, b.Path}, "gosym: " + missing + ": no such file or directory"},
 		{[]string{other, missing}, "gosym: " + missing + ": no such file or directory"},
 		{[]string{other, notProfile}, "gosym: " + notProfile + ": object: "},
-		{[]string{other, b.Path}, "gosym: " + other + ": no location is in a mapping of the binaries given"},
+		{[]string{other, b.Path}, "gosym: " + other + ": profiles: no location is in a mapping of the binaries given: the main mapping "},
 	} {
 		out, errOut, status := gosymCmd(t, "", append([]string{"pprof"}, c.args...)...)
 		if status != 1 || out != "" || !strings.HasPrefix(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("gosym pprof %q: status %d, stdout %q, stderr %q; want status 1 and %q", c.args, status, out, errOut, c.want)
 		}
+	}
+}
+
+// TestPprofMain checks -main BINARY: the main mapping's binary whatever
+// its build ID (issue 22), here a profile of the test binary whose build
+// IDs were replaced, which matches nothing without -main and says which
+// build IDs differ.
+func TestPprofMain(t *testing.T) {
+	exe := selfPath(t)
+	var heap bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&heap, 0); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.ParseData(heap.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const other = "0123456789abcdef0123456789abcdef01234567"
+	for _, m := range p.Mapping {
+		m.BuildID = other
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "other.pb.gz")
+	writeProfileFile(t, in, p)
+
+	_, errOut, status := gosymCmd(t, "", "pprof", in, exe)
+	if status != 1 || !strings.Contains(errOut, "no location is in a mapping") || !strings.Contains(errOut, `build ID "`+other+`"`) {
+		t.Errorf("pprof without -main: status %d, stderr %q", status, errOut)
+	}
+	for _, args := range [][]string{{"-main", exe, in}, {"-main", exe, in, exe}} {
+		out := mustRun(t, "", append([]string{"pprof"}, args...)...)
+		got, err := profile.ParseData([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Function) == 0 || !got.Mapping[0].HasFunctions {
+			t.Errorf("pprof %q: nothing symbolized", args)
+		}
+	}
+	if _, errOut, status := gosymCmd(t, "", "pprof", in); status != 2 || !strings.Contains(errOut, "missing arguments") {
+		t.Errorf("pprof PROFILE alone: status %d, stderr %q", status, errOut)
 	}
 }
