@@ -143,7 +143,7 @@ const (
 var oracleNames = [numOracles]string{"runtime self-report", "DWARF", "debug/gosym", "stripped twin", "no section headers"}
 
 // agreementTable collects the agreement of every corpus entry with every
-// oracle for the table in TESTING.md.
+// oracle for the table in docs/agreement.md.
 type agreementTable struct {
 	mu      sync.Mutex
 	entries []testcorpus.Entry

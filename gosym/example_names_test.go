@@ -97,3 +97,23 @@ func ExampleTable_BuildInfo() {
 	fmt.Println(bi.GoVersion == runtime.Version(), bi.Main.Path)
 	// Output: true github.com/gosym-dev/gosym
 }
+
+// The packages of a binary with the module of each, as a vulnerability
+// scanner matches them with its database.
+func ExampleTable_Packages() {
+	tab := openSelf()
+	defer tab.Close()
+	pkgs, err := tab.Packages()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range pkgs {
+		switch p.Path {
+		case "runtime", "github.com/gosym-dev/gosym/gosym":
+			fmt.Println(p.Path, p.Module)
+		}
+	}
+	// Output:
+	// github.com/gosym-dev/gosym/gosym github.com/gosym-dev/gosym
+	// runtime std
+}

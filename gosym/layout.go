@@ -10,6 +10,7 @@ type layout struct {
 	entryIsPtr    bool // entry is an absolute pointer (≤1.17), else a u32 text offset
 	fixedSize     int
 	nameOff       int
+	args          int // the arguments size
 	pcsp          int
 	pcfile        int
 	pcln          int
@@ -18,6 +19,7 @@ type layout struct {
 	startLine     int // 1.20+
 	funcID        int
 	funcIDSize    int // 0 (none), 1 or 4 bytes
+	flags         int // the flag byte (internal/abi.FuncFlag), 1.17+
 	nfuncdata     int
 	nfuncdataSize int  // 1 or 4 bytes
 	funcdataIsPtr bool // funcdata are absolute, P-aligned pointers (≤1.17)
@@ -43,7 +45,7 @@ const (
 // layoutFor returns the layout of a table with magic m written by Go
 // 1.minor, for a target with pointer size p.
 func layoutFor(m magic, minor, p int) layout {
-	l := layout{minor: minor, cuOffset: -1, startLine: -1, funcID: -1,
+	l := layout{minor: minor, cuOffset: -1, startLine: -1, funcID: -1, flags: -1,
 		pcdataInlIndex: -1, funcdataInlTree: -1, wrapperID: -1}
 	switch {
 	case m == magic12 && minor <= 11: // family A
@@ -80,6 +82,14 @@ func layoutFor(m magic, minor, p int) layout {
 		l.startLine = 36
 		l.funcID, l.funcIDSize = 40, 1
 		l.nfuncdata, l.nfuncdataSize = 43, 1
+	}
+	// The arguments size follows the name: after the entry pointer
+	// (≤1.17) or the entry's u32 offset (1.18+).
+	l.args = l.nameOff + 4
+	if l.funcIDSize == 1 && minor >= 17 {
+		// From 1.17 the byte after a one-byte funcID holds the flags
+		// (before, it is padding).
+		l.flags = l.funcID + 1
 	}
 
 	switch {

@@ -65,11 +65,7 @@ func (f Function) ArgsSize() int32 {
 	if f.t == nil {
 		return 0
 	}
-	off := f.t.hdr.rd.ptrSize + 4 // ≤1.17: after the entry pointer and nameOff
-	if !f.t.layout.entryIsPtr {
-		off = 8
-	}
-	return int32(f.field(off))
+	return int32(f.field(f.t.layout.args))
 }
 
 // Function flags (internal/abi.FuncFlag), recorded from Go 1.17.
@@ -81,17 +77,14 @@ const (
 // flags returns the record's flag byte (FORMAT.md, "_func records"): the
 // byte after funcID from Go 1.17; 0 before, where it is padding or absent.
 func (f Function) flags() uint8 {
-	l := &f.t.layout
-	if l.funcIDSize != 1 || l.minor < 17 {
+	if !f.t.hasFlags() {
 		return 0
 	}
-	return f.rec()[l.funcID+1]
+	return f.rec()[f.t.layout.flags]
 }
 
 // hasFlags reports whether the release records function flags (Go 1.17+).
-func (t *Table) hasFlags() bool {
-	return t.layout.funcIDSize == 1 && t.layout.minor >= 17
-}
+func (t *Table) hasFlags() bool { return t.layout.flags >= 0 }
 
 // SPWrite reports whether the function writes an arbitrary value to the
 // stack pointer (it switches stacks: runtime.gogo, runtime.systemstack,

@@ -176,20 +176,10 @@ func disassemble(w io.Writer, tab *gosym.Table, fn gosym.Function, dec decoder, 
 		last     string
 	)
 	tw := tabwriter.NewWriter(&rows, 18, 8, 1, '\t', 0)
-	// The alignment padding after the code (the last range, without a
-	// line, unless it is the whole function) is summarized, not
-	// decoded: objdump, knowing symbol sizes, does not show it either.
-	end := fn.End()
-	lines, err := fn.Lines(nil)
-	if err != nil {
-		return err
-	}
-	if ls := lines; len(ls) > 1 {
-		if last := ls[len(ls)-1]; last.File == "" && last.Line == 0 && last.PCHi == end {
-			end = last.PCLo
-		}
-	}
-	codeEnd := end
+	// The alignment padding after the code is summarized, not decoded:
+	// objdump, knowing symbol sizes, does not show it either.
+	codeEnd := fn.CodeEnd()
+	end := codeEnd
 	if avail := text.addr + uint64(len(text.data)); end > avail {
 		end = avail
 	}
@@ -197,6 +187,7 @@ func disassemble(w io.Writer, tab *gosym.Table, fn gosym.Function, dec decoder, 
 		code := text.data[pc-text.addr : end-text.addr]
 		asm, size := dec(code, pc, lookup, text)
 		size = min(size, len(code))
+		var err error
 		locs, err = fn.ResolveLocations(pc, locs)
 		if err != nil {
 			return err
