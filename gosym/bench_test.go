@@ -470,15 +470,11 @@ func (s *benchSet) avgSize() float64 {
 // index of s.tab, each with a suffix of the file name after a '/' as a
 // user would type it.
 func linePCQueries(b *testing.B, s *benchSet, n int) (files []string, lines []uint32) {
-	x, err := s.tab.lineIndex()
-	if err != nil {
-		b.Fatal(err)
-	}
-	step := max(len(x.entries)/n, 1)
-	for k := 0; k < len(x.entries); k += step {
-		e := x.entries[k]
-		files = append(files, x.files[e.file])
-		lines = append(lines, e.line)
+	all := indexedLines(b, s.tab)
+	step := max(len(all)/n, 1)
+	for k := 0; k < len(all); k += step {
+		files = append(files, all[k].file)
+		lines = append(lines, all[k].line)
 	}
 	return files, lines
 }
