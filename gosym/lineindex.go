@@ -11,35 +11,29 @@ import (
 )
 
 // lineIndex is the index behind LinePCs. It is built in two steps, each on
-// first use, so that the first query costs little more than decoding the
-// functions that hold the file asked for:
+// first use, so that the first query costs one pass over every function's
+// pcfile table (the pass debug/gosym's LineToPC makes for every query)
+// and the decoding of the functions that hold the file asked for:
 //
-//   - The first LinePCs names the files and lists, for each, the functions
-//     whose code may hold it (the postings). From Go 1.16 on, a function's
-//     pcfile values index the file list of its compilation unit (its
-//     cuOffset into the cutab: the unit's list runs to the next unit's);
-//     the postings are the units that list the file, and reading every
-//     function's cuOffset is all the work. Before, file numbers are global,
-//     and every function's pcfile table is walked.
-//   - The first query of a file walks the pcfile tables of the functions
-//     its postings give, decodes the line tables of those that hold the
-//     file, and keeps, for every copy of every line of the file (a
-//     physical function's own code, or one inlined call in it), its lowest
-//     PC, sorted by line and PC. Later queries of the file are binary
+//   - The first LinePCs names every file of the file table (Go 1.2–1.15)
+//     or the cutab (1.16+), and walks every function's pcfile table to
+//     list, for each file, the functions whose code it holds (the
+//     postings).
+//   - The first query of a file decodes the line tables of its functions
+//     and keeps, for every copy of every line of the file (a physical
+//     function's own code, or one inlined call in it), its lowest PC,
+//     sorted by line and PC. Later queries of the file are binary
 //     searches.
-//
-// A function is searched for the files of its unit only: a sound table
-// names no other (cmd/link gives each function the file list of its unit).
 //
 // The memory is bounded by the size of the table whatever its bytes say,
 // even when many functions share one line table (the linker shares
 // identical tables; a damaged table can make every function use one that
-// changes line at every byte). Go 1.2–1.15 postings are dropped if they
-// outgrow maxPostings: then the first query of a file walks every
-// function. The lines of the files share a limit of lineIndexLimit bytes:
-// a file whose lines do not fit is not kept, and each of its queries
-// decodes its functions again (keeping no more than one function's
-// lines). Answers are the same either way.
+// changes line at every byte). The postings are dropped if they outgrow
+// maxPostings: then the first query of a file walks every function. The
+// lines of the files share a limit of lineIndexLimit bytes: a file whose
+// lines do not fit is not kept, and each of its queries decodes its
+// functions again (keeping only the copies of the line asked for).
+// Answers are the same either way.
 type lineIndex struct {
 	once   sync.Once
 	err    error
@@ -47,19 +41,15 @@ type lineIndex struct {
 	byBase map[string][]uint32 // base name → ids of the files that have it
 	// slots maps a function's pcfile value to a file id: slot cu+value of
 	// the cutab (Go 1.16+), or slot value of the file table (1.2–1.15).
-	// Its entries are id+1, or noFile (or 0) for a slot that names none.
+	// Its entries are id+1, or noFile for a slot that names none.
 	slots []uint32
-	// The postings: the units that may hold file id are
-	// units[fstart[id]:fstart[id+1]], and the functab indices of the
-	// functions of unit u are funcs[ustart[u]:ustart[u+1]], in functab
-	// order. A unit is a compilation unit, by its offset in the cutab
-	// (Go 1.16+), or one function, by functab index (ustart nil). fstart
-	// is nil if there were too many: every function may hold every file.
-	fstart, units []uint32
-	ustart, funcs []uint32
-	lines         []atomic.Pointer[fileLines] // by file id, once queried
-	used          atomic.Int64                // bytes held by lines
-	limit         int64                       // bytes lines may hold
+	// The postings: the functab indices of the functions that hold file
+	// id are funcs[start[id]:start[id+1]], in functab order. start is nil
+	// if there were too many: every function may hold every file.
+	start, funcs []uint32
+	lines        []atomic.Pointer[fileLines] // by file id, once queried
+	used         atomic.Int64                // bytes held by lines
+	limit        int64                       // bytes lines may hold
 }
 
 // noFile marks a slot that names no file.
@@ -93,169 +83,129 @@ const lineCopySize = int64(unsafe.Sizeof(lineCopy{}))
 // needs less (the go command of Go 1.26: 3.7 MB for a pclntab of 4.9 MB).
 func lineIndexLimit(n int) int64 { return max(2*int64(n), 1<<20) }
 
-// maxPostings bounds the postings of a Go 1.2–1.15 table with nfunc
-// functions and a pctab of n bytes. Each posting but one per function
-// needs a pair of the function's pcfile table: two bytes at least, unless
-// the linker shares the table with other functions, which it does for the
-// small tables of small functions.
+// maxPostings bounds the postings of a table with nfunc functions and a
+// pctab of n bytes. Each posting but one per function needs a pair of the
+// function's pcfile table: two bytes at least, unless the linker shares
+// the table with other functions, which it does for the small tables of
+// small functions. (The go command of Go 1.26 has 28,030 postings for
+// 14,864 functions and a pctab of 1.8 MB.)
 func maxPostings(nfunc uint64, n int) int { return int(min(2*nfunc+uint64(n)/2, math.MaxInt32)) }
 
 // lineIndex returns the index, building its first step on first use.
 func (t *Table) lineIndex() (*lineIndex, error) {
 	x := &t.byLine
-	x.once.Do(func() {
-		x.limit = lineIndexLimit(len(t.data))
-		x.byBase = map[string][]uint32{}
-		if t.hdr.magic == magic12 {
-			x.err = t.indexFuncFiles(x)
-		} else {
-			x.err = t.indexUnitFiles(x)
-		}
-		x.lines = make([]atomic.Pointer[fileLines], len(x.files))
-	})
+	x.once.Do(func() { x.err = t.buildLineIndex(x) })
 	return x, x.err
 }
 
-// fileNamer gives file names ids, and slots their names' ids.
-type fileNamer struct {
-	x   *lineIndex
-	ids map[string]uint32
-}
-
-// name sets slot's entry to the id of name, and returns the entry.
-func (n *fileNamer) name(slot uint32, name string) uint32 {
-	x := n.x
-	if name == "" {
-		x.slots[slot] = noFile
-		return noFile
-	}
-	id, ok := n.ids[name]
-	if !ok {
-		id = uint32(len(x.files))
-		n.ids[name] = id
-		x.files = append(x.files, name)
-		base := name[strings.LastIndexByte(name, '/')+1:]
-		x.byBase[base] = append(x.byBase[base], id)
-	}
-	x.slots[slot] = id + 1
-	return id + 1
-}
-
-// indexUnitFiles makes the postings of a Go 1.16+ table: every cutab slot
-// named, and the functions grouped by unit.
-func (t *Table) indexUnitFiles(x *lineIndex) error {
-	nslots := uint64(len(t.hdr.cutab) / 4)
-	x.slots = make([]uint32, nslots)
-	// The units: the functions by cuOffset, a counting sort.
-	x.ustart = make([]uint32, nslots+1)
-	cuOff := t.layout.cuOffset
-	cuOf := func(i uint64) (uint32, bool) {
-		off, ok := t.funcOffAt(i)
-		if !ok || off+uint64(cuOff)+4 > uint64(len(t.hdr.funcs)) {
-			return 0, false
-		}
-		cu := t.hdr.rd.u32(t.hdr.funcs[off+uint64(cuOff):])
-		return cu, uint64(cu) < nslots
-	}
+// buildLineIndex names the files and makes the postings.
+func (t *Table) buildLineIndex(x *lineIndex) error {
+	x.limit = lineIndexLimit(len(t.data))
+	x.nameSlots(t)
+	x.lines = make([]atomic.Pointer[fileLines], len(x.files))
+	limit := maxPostings(t.hdr.nfunc, len(t.hdr.pctab))
+	postings := make([]uint64, 0, min(limit, 2*int(t.hdr.nfunc))) // id<<32 | functab index, by function
+	stamp := make([]uint32, len(x.files))                         // by id: 1 + the last function posted under it
+	pctab, quantum := t.hdr.pctab, t.hdr.quantum
+	funcs, rd, l := t.hdr.funcs, t.hdr.rd, &t.layout
+	// Every function's record is read as is: checking it is left to the
+	// queries that decode the function (funcAt), as the postings only
+	// say which functions to decode.
 	for i := range t.hdr.nfunc {
-		if cu, ok := cuOf(i); ok {
-			x.ustart[cu+1]++
-		}
-	}
-	for i := 1; i < len(x.ustart); i++ {
-		x.ustart[i] += x.ustart[i-1]
-	}
-	x.funcs = make([]uint32, x.ustart[nslots])
-	next := slices.Clone(x.ustart[:nslots])
-	for i := range t.hdr.nfunc {
-		if cu, ok := cuOf(i); ok {
-			x.funcs[next[cu]] = uint32(i)
-			next[cu]++
-		}
-	}
-	// Name every slot, and post each unit under the files of its slots:
-	// from its offset to the next unit's.
-	n := fileNamer{x: x, ids: map[string]uint32{}}
-	byOff := make([]uint32, len(t.hdr.filetab)) // filetab offset → slot entry
-	postings := make([]uint64, 0, nslots)       // id<<32 | unit: one per slot at most
-	stamp := make([]uint32, nslots)             // by id: 1 + the last unit posted under it (ids < nslots)
-	unit := uint32(noFile)
-	for s := range uint32(nslots) {
-		if x.ustart[s+1] > x.ustart[s] {
-			unit = s
-		}
-		off := t.hdr.rd.u32(t.hdr.cutab[4*s:])
-		var e uint32
-		switch {
-		case off == math.MaxUint32:
-			e = n.name(s, "")
-		case uint64(off) < uint64(len(byOff)) && byOff[off] != 0:
-			e = byOff[off]
-			x.slots[s] = e
-		default:
-			e = n.name(s, t.files.at(uint64(off)))
-			if uint64(off) < uint64(len(byOff)) {
-				byOff[off] = e
-			}
-		}
-		if e == noFile || unit == noFile {
+		recOff, ok := t.funcOffAt(i)
+		if !ok || recOff > uint64(len(funcs)) || uint64(len(funcs))-recOff < uint64(l.fixedSize) {
 			continue
 		}
-		if id := e - 1; stamp[id] != unit+1 {
-			stamp[id] = unit + 1
-			postings = append(postings, uint64(id)<<32|uint64(unit))
+		rec := funcs[recOff:]
+		off := rd.u32(rec[l.pcfile:])
+		if off == 0 || uint64(off) >= uint64(len(pctab)) {
+			continue
+		}
+		p := pctab[off:]
+		cu := uint32(0)
+		if l.cuOffset >= 0 {
+			cu = rd.u32(rec[l.cuOffset:])
+		}
+		entry, end, fn := t.entryAt(i), t.entryAt(i+1), uint32(i)
+		val := int32(-1)
+		for pc := entry; pc < end; {
+			uv, n := uvarint(p)
+			if n == 0 || (uv == 0 && pc != entry) {
+				break
+			}
+			pcd, m := uvarint(p[n:])
+			if m == 0 {
+				break
+			}
+			p = p[n+m:]
+			val += int32(-(uv & 1) ^ (uv >> 1))
+			hi := pc + uint64(pcd*quantum)
+			if hi <= pc {
+				pc = hi
+				continue
+			}
+			pc = hi
+			id := x.fileID(cu, val)
+			if id == noFile || stamp[id] == fn+1 {
+				continue
+			}
+			stamp[id] = fn + 1
+			if len(postings) == limit {
+				// Too many: keep none, and decode every function.
+				x.start, x.funcs = nil, nil
+				return nil
+			}
+			postings = append(postings, uint64(id)<<32|uint64(fn))
 		}
 	}
-	x.fstart, x.units = csr(postings, len(x.files))
+	x.start, x.funcs = csr(postings, len(x.files))
 	return nil
 }
 
-// indexFuncFiles makes the postings of a Go 1.2–1.15 table: every
-// function's pcfile table is walked.
-func (t *Table) indexFuncFiles(x *lineIndex) error {
-	n, _ := t.hdr.rd.u32At(t.hdr.filetab, 0)
-	x.slots = make([]uint32, min(uint64(n), uint64(max(len(t.hdr.filetab)-4, 0)/4))+1)
-	namer := fileNamer{x: x, ids: map[string]uint32{}}
-	limit := maxPostings(t.hdr.nfunc, len(t.hdr.pctab))
-	var postings []uint64 // id<<32 | functab index, by function
-	var stamp []uint32    // by id: 1 + the last function posted under it
-	dropped := false
-	for f, err := range t.Functions() {
-		if err != nil {
-			return err
+// nameSlots names the files of every slot.
+func (x *lineIndex) nameSlots(t *Table) {
+	hint := min(t.hdr.nfiles, uint64(len(t.hdr.filetab)/2)) // Go 1.16+: the files, each 2 bytes at least
+	ids := make(map[string]uint32, hint)
+	x.byBase = make(map[string][]uint32, hint)
+	name := func(name string) uint32 {
+		if name == "" {
+			return noFile
 		}
-		end := f.End()
-		files := f.rangeIter(f.field(t.layout.pcfile))
-		for pc := f.entry; pc < end; pc = files.hi {
-			fno := files.at(pc)
-			if slot, ok := x.slot(0, fno); ok {
-				e := x.slots[slot]
-				if e == 0 {
-					e = namer.name(slot, t.globalFile(fno))
-				}
-				if e != noFile && !dropped {
-					id := e - 1
-					for uint64(len(stamp)) <= uint64(id) {
-						stamp = append(stamp, 0)
-					}
-					if stamp[id] != f.idx+1 {
-						stamp[id] = f.idx + 1
-						postings = append(postings, uint64(id)<<32|uint64(f.idx))
-						if len(postings) > limit {
-							postings, dropped = nil, true // too many: keep none
-						}
-					}
-				}
+		id, ok := ids[name]
+		if !ok {
+			id = uint32(len(x.files))
+			ids[name] = id
+			x.files = append(x.files, name)
+			base := name[strings.LastIndexByte(name, '/')+1:]
+			x.byBase[base] = append(x.byBase[base], id)
+		}
+		return id + 1
+	}
+	if t.hdr.magic == magic12 {
+		n, _ := t.hdr.rd.u32At(t.hdr.filetab, 0)
+		x.slots = make([]uint32, min(uint64(n), uint64(max(len(t.hdr.filetab)-4, 0)/4))+1)
+		x.slots[0] = noFile
+		for s := 1; s < len(x.slots); s++ {
+			x.slots[s] = name(t.globalFile(int32(s)))
+		}
+		return
+	}
+	x.slots = make([]uint32, len(t.hdr.cutab)/4)
+	byOff := make([]uint32, len(t.hdr.filetab)) // filetab offset → slot entry, once named
+	for s := range x.slots {
+		off := t.hdr.rd.u32(t.hdr.cutab[4*s:])
+		switch {
+		case off == math.MaxUint32:
+			x.slots[s] = noFile
+		case uint64(off) >= uint64(len(byOff)):
+			x.slots[s] = name(t.files.at(uint64(off)))
+		default:
+			if byOff[off] == 0 {
+				byOff[off] = name(t.files.at(uint64(off)))
 			}
-			if files.hi == math.MaxUint64 {
-				break
-			}
+			x.slots[s] = byOff[off]
 		}
 	}
-	if !dropped {
-		x.fstart, x.units = csr(postings, len(x.files))
-	}
-	return nil
 }
 
 // csr sorts pairs key<<32 | value, keys below n, by key (a stable
@@ -298,7 +248,7 @@ func (x *lineIndex) slot(cu uint32, fno int32) (uint32, bool) {
 
 // fileID returns the id of the file of pcfile value fno, or noFile.
 func (x *lineIndex) fileID(cu uint32, fno int32) uint32 {
-	if s, ok := x.slot(cu, fno); ok && x.slots[s] != 0 && x.slots[s] != noFile {
+	if s, ok := x.slot(cu, fno); ok && x.slots[s] != noFile {
 		return x.slots[s] - 1
 	}
 	return noFile
@@ -317,35 +267,21 @@ func (x *lineIndex) fileIDs(name string) (ids []uint32, exact bool) {
 	return ids, false
 }
 
-// postings calls fn for each function that may hold file id, in functab
-// order within each unit, until it returns false.
+// postings calls fn for each function that holds file id, in functab
+// order, until it returns false.
 func (x *lineIndex) postings(t *Table, id uint32, fn func(Function) bool) error {
-	call := func(i uint32) (bool, error) {
-		f, ok, err := t.funcAt(uint64(i))
-		if err != nil || !ok {
-			return err == nil, err
-		}
-		return fn(f), nil
-	}
-	if x.fstart == nil {
-		for i := range uint32(t.hdr.nfunc) {
-			if more, err := call(i); !more {
+	if x.start == nil {
+		for f, err := range t.Functions() {
+			if err != nil || !fn(f) {
 				return err
 			}
 		}
 		return nil
 	}
-	for _, u := range x.units[x.fstart[id]:x.fstart[id+1]] {
-		if x.ustart == nil {
-			if more, err := call(u); !more {
-				return err
-			}
-			continue
-		}
-		for _, i := range x.funcs[x.ustart[u]:x.ustart[u+1]] {
-			if more, err := call(i); !more {
-				return err
-			}
+	for _, i := range x.funcs[x.start[id]:x.start[id+1]] {
+		f, _, err := t.funcAt(uint64(i))
+		if err != nil || !fn(f) {
+			return err
 		}
 	}
 	return nil
@@ -356,7 +292,7 @@ func (x *lineIndex) postings(t *Table, id uint32, fn func(Function) bool) error 
 // innermost inlined call (-1: f's own code) and the range's first PC. Its
 // ranges are those of Function.Lines, and it fails where Lines does.
 func (x *lineIndex) walkFile(f Function, id uint32, emit func(line uint32, call int32, pc uint64)) error {
-	if !x.holds(f, id) {
+	if x.start == nil && !x.holds(f, id) {
 		return nil
 	}
 	tree, hasTree, err := f.inlineTree()
@@ -386,8 +322,8 @@ func (x *lineIndex) walkFile(f Function, id uint32, emit func(line uint32, call 
 }
 
 // holds reports whether f's pcfile table names file id in [entry, end):
-// a walk of one table, to spare the decoding of three for the functions
-// of a unit that do not hold the file.
+// a walk of one table, to spare the decoding of three for functions that
+// do not hold the file when the postings were dropped.
 func (x *lineIndex) holds(f Function, id uint32) bool {
 	cu, end := x.cu(f), f.End()
 	files := f.rangeIter(f.field(f.t.layout.pcfile))
@@ -459,56 +395,66 @@ func (x *lineIndex) fileLines(t *Table, id uint32) *fileLines {
 }
 
 // decodeFile decodes the copies of the lines of file id, or gives up
-// (scan set) when they would take more than the index has left.
+// (scan set) when they would take more than the index has left. It
+// allocates at most about three times that room.
 func (x *lineIndex) decodeFile(t *Table, id uint32) *fileLines {
 	room := (x.limit - x.used.Load()) / lineCopySize
-	type copyPC struct {
-		lineCopy
-		pc uint64
-	}
-	var all []copyPC
-	s := copyScratchPool.Get().(*copyScratch)
-	defer s.release()
+	var all []lineCopy
 	full := false
-	err := x.postings(t, id, func(f Function) bool {
-		s.c = s.c[:0]
-		err := x.walkFile(f, id, func(line uint32, call int32, pc uint64) {
-			if int64(len(all)+len(s.c)) < room {
-				s.c = append(s.c, scratchCopy{line, call, pc})
-			} else {
-				full = true
+	var err error
+	perr := x.postings(t, id, func(f Function) bool {
+		start := len(all)
+		err = x.walkFile(f, id, func(line uint32, call int32, pc uint64) {
+			switch {
+			case full:
+			case int64(len(all)) >= room || pc-f.entry > math.MaxUint32:
+				full = true // too many, or not in a lineCopy: decode on each query
+			default:
+				if len(all) == cap(all) {
+					all = slices.Grow(all, max(cap(all), 256)) // double, not 1.25×
+				}
+				all = append(all, lineCopy{line, f.idx, call, uint32(pc - f.entry)})
 			}
 		})
 		if err != nil || full {
-			full = full || err == nil
 			return false
 		}
-		for _, c := range s.firstCopies() {
-			if c.pc-f.entry > math.MaxUint32 {
-				full = true // not in a lineCopy: decode each time
-				return false
+		// One copy per line and call: the first, at the lowest PC.
+		fc := all[start:]
+		slices.SortFunc(fc, func(a, b lineCopy) int {
+			if c := cmp.Compare(a.line, b.line); c != 0 {
+				return c
 			}
-			all = append(all, copyPC{lineCopy{c.line, f.idx, c.call, uint32(c.pc - f.entry)}, c.pc})
-		}
+			if c := cmp.Compare(a.call, b.call); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.off, b.off)
+		})
+		fc = slices.CompactFunc(fc, func(a, b lineCopy) bool { return a.line == b.line && a.call == b.call })
+		all = all[:start+len(fc)]
 		return true
 	})
-	if err != nil {
+	if err = cmp.Or(perr, err); err != nil {
 		return &fileLines{err: err}
 	}
 	if full {
 		return &fileLines{scan: true}
 	}
-	slices.SortFunc(all, func(a, b copyPC) int {
+	// By line and PC; the functions are in functab order within each
+	// unit, not across units.
+	slices.SortFunc(all, func(a, b lineCopy) int {
 		if c := cmp.Compare(a.line, b.line); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.pc, b.pc)
+		if a.fn == b.fn {
+			return cmp.Compare(a.off, b.off)
+		}
+		return cmp.Compare(t.entryAt(uint64(a.fn))+uint64(a.off), t.entryAt(uint64(b.fn))+uint64(b.off))
 	})
-	copies := make([]lineCopy, len(all))
-	for i, c := range all {
-		copies[i] = c.lineCopy
+	if cap(all)-len(all) > len(all)/4 {
+		all = slices.Clone(all)
 	}
-	return &fileLines{copies: copies}
+	return &fileLines{copies: all}
 }
 
 // appendLine appends to buf the copies of file id's line, in PC order.

@@ -1,6 +1,13 @@
 package gosym
 
-import "testing"
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+)
 
 // fileLine is a line of a file.
 type fileLine struct {
@@ -28,4 +35,193 @@ func indexedLines(t testing.TB, tab *Table) []fileLine {
 		}
 	}
 	return all
+}
+
+// TestLinePCsSharedLineTable builds the class of issue 21's r04: many
+// long functions sharing one pc-line table that starts a new line at every
+// byte. The former index kept every copy of every line of every function
+// (functions × table length: gigabytes from a 2.4 MB file). The index
+// must allocate no more than a small multiple of the table's size, and
+// still find the line in every function.
+func TestLinePCsSharedLineTable(t *testing.T) {
+	loadFuzzBases(t)
+	base := fuzzBases.objs[len(fuzzBases.objs)-1] // Go 1.26: u32 entry offsets
+	tab, err := NewTable(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.layout.entryIsPtr || tab.hdr.magic == magic12 {
+		t.Fatal("the newest base has pointer entries")
+	}
+	// Up to k functions of the unit that has the most, which will share
+	// the bomb.
+	byCU := map[uint32][]uint32{}
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cu := f.field(tab.layout.cuOffset); cu != math.MaxUint32 {
+			byCU[cu] = append(byCU[cu], f.idx)
+		}
+	}
+	var bombed []uint32
+	for _, fs := range byCU {
+		if len(fs) > len(bombed) {
+			bombed = fs
+		}
+	}
+	const k = 16
+	bombed = bombed[:min(len(bombed), k)]
+	// Every function is stretched to size bytes; the bombed ones get a
+	// pcfile table of file 0 over all of it and a pcln table of lines
+	// 0, 1, 2, ... n-1, one byte each, at the end of the pctab.
+	const size = 1 << 16
+	q := uint64(tab.hdr.quantum)
+	n := min(size/q, uint64(len(tab.hdr.pctab)-64)/2-8)
+	var pcln, pcfile []byte
+	for range n {
+		pcln = append(pcln, 2, 1) // zig-zag +1, one quantum
+	}
+	pcln = append(pcln, 0)
+	pcfile = binary.AppendUvarint(append(pcfile, 2), size/q)
+	pcfile = append(pcfile, 0)
+	lnOff := uint32(len(tab.hdr.pctab) - len(pcln))
+	fileOff := lnOff - uint32(len(pcfile))
+	put := base.order.PutUint32
+	m := &memObject{order: base.order, hdrs: base.hdrs}
+	for _, d := range base.data {
+		orig := d
+		d = slices.Clone(d)
+		if at, ok := offsetIn(orig, tab.hdr.pctab); ok {
+			copy(d[at+uint64(lnOff):], pcln)
+			copy(d[at+uint64(fileOff):], pcfile)
+		}
+		if at, ok := offsetIn(orig, tab.hdr.functab); ok {
+			for i := range tab.hdr.nfunc + 1 {
+				put(d[at+8*i:], uint32(i*size))
+			}
+		}
+		if at, ok := offsetIn(orig, tab.hdr.funcs); ok {
+			for i := range tab.hdr.nfunc {
+				f, _, err := tab.funcAt(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				put(d[at+uint64(f.off):], uint32(i*size))
+				// An inline index table the bomb overwrote would
+				// name records out of range: drop it.
+				if ix := f.pcdata(tab.layout.pcdataInlIndex); ix >= fileOff {
+					put(d[at+uint64(f.off)+uint64(tab.layout.fixedSize+4*tab.layout.pcdataInlIndex):], 0)
+				}
+			}
+			for _, i := range bombed {
+				f, _, _ := tab.funcAt(uint64(i))
+				put(d[at+uint64(f.off)+uint64(tab.layout.pcfile):], fileOff)
+				put(d[at+uint64(f.off)+uint64(tab.layout.pcln):], lnOff)
+			}
+		}
+		m.data = append(m.data, d)
+	}
+	bomb, err := NewTable(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0, _, err := bomb.funcAt(uint64(bombed[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, line := f0.fileName(0), uint32(n/2)
+	t.Logf("%d functions of %d bytes share a table of %d lines in %s; pclntab %d bytes", len(bombed), size, n, file, len(bomb.data))
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pcs, err := bomb.LinePCs(file, line, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("first LinePCs: %d PCs, %d bytes allocated (%.1f× the pclntab)", len(pcs), alloc, float64(alloc)/float64(len(bomb.data)))
+	// The index keeps at most lineIndexLimit(pclntab) = 2× its size (at
+	// least 1 MB) of lines; decoding takes less than as much again in
+	// temporary copies. The former index allocated 172 MB here, 300×.
+	if bound := 8 * uint64(lineIndexLimit(len(bomb.data))); alloc > bound {
+		t.Errorf("first LinePCs allocated %d bytes, more than %d", alloc, bound)
+	}
+	// Every bombed function holds the line, at its entry + line quanta.
+	got := map[uint64]bool{}
+	for _, p := range pcs {
+		got[p.PC] = true
+	}
+	for _, i := range bombed {
+		f, _, _ := bomb.funcAt(uint64(i))
+		if pc := f.Entry() + uint64(line)*q; !got[pc] {
+			t.Errorf("%s: no PC %#x for %s:%d", f.Name(), pc, file, line)
+		}
+	}
+	// The answer is the scan a user would write over every function's
+	// Lines.
+	var want []LinePC
+	var lr LinesResult
+	for f, err := range bomb.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lr, err = f.Lines(lr); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]bool{}
+		for _, l := range lr.FunctionLines {
+			if l.File == file && l.Line == line && !seen[l.Call] {
+				seen[l.Call] = true
+				want = append(want, LinePC{PC: l.PCLo, Function: f, Name: l.Name})
+			}
+		}
+	}
+	slices.SortFunc(want, func(a, b LinePC) int { return cmp.Compare(a.PC, b.PC) })
+	if !slices.Equal(pcs, want) {
+		t.Errorf("LinePCs(%s, %d) = %d PCs, the scan of Lines %d", file, line, len(pcs), len(want))
+	}
+	// Later queries decode the functions again, in memory reused.
+	allocs := testing.AllocsPerRun(1, func() {
+		if pcs, err = bomb.LinePCs(file, line+1, pcs); err != nil || len(pcs) < len(bombed) {
+			t.Fatal(pcs, err)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("a later LinePCs allocates %.0f times", allocs)
+	}
+}
+
+// TestLinePCsUnkept checks that queries of files whose lines the index
+// does not keep (its limit spent) answer as those of kept files.
+func TestLinePCsUnkept(t *testing.T) {
+	kept, unkept := selfTable(t), selfTable(t)
+	x, err := unkept.lineIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.limit = 0
+	all := indexedLines(t, kept)
+	var a, b []LinePC
+	for i := 0; i < len(all); i += max(len(all)/2000, 1) {
+		q := all[i]
+		if a, err = kept.LinePCs(q.file, q.line, a); err != nil {
+			t.Fatal(err)
+		}
+		if b, err = unkept.LinePCs(q.file, q.line, b); err != nil {
+			t.Fatal(err)
+		}
+		if len(a) == 0 || !slices.EqualFunc(a, b, func(a, b LinePC) bool {
+			return a.PC == b.PC && a.Name == b.Name && a.Function.Entry() == b.Function.Entry()
+		}) {
+			t.Fatalf("LinePCs(%s, %d): kept %v, unkept %v", q.file, q.line, a, b)
+		}
+	}
+	for id := range x.files {
+		if fl := x.lines[id].Load(); fl != nil && !fl.scan {
+			t.Fatalf("%s: lines kept beyond the limit", x.files[id])
+		}
+	}
 }
