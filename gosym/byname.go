@@ -1,55 +1,136 @@
 package gosym
 
 import (
+	"hash/maphash"
 	"iter"
+	"math"
 	"slices"
-	"strings"
 	"sync"
 )
 
-// nameIndex finds functions by name: the functab indices of every
-// function sorted by name with type arguments left out, then by address.
-// It is built by the first lookup by name (a pass over every function and
-// a sort) and shared by all later ones.
+// nameIndex finds functions by name: a hash table of every function by
+// its name with type arguments left out. It is built by the first lookup
+// by name, in one pass over the names (no sort: debug/gosym's NewTable
+// reads every name too) and shared by all later ones.
 type nameIndex struct {
 	once sync.Once
-	idx  []uint32 // functab indices
-	keys []string // keys[k]: the name of idx[k] without type arguments
-	err  error
+	seed maphash.Seed
+	// The functions whose key hashes to bucket b (the hash's low bits)
+	// are entries[start[b]:start[b+1]], in functab order.
+	start   []uint32
+	entries []nameEntry
+	keys    []string // the keys of the functions with type arguments
+	mask    uint64
+	err     error
 }
 
-// build fills the index, once.
+// nameEntry is one function of the name index.
+type nameEntry struct {
+	fn  uint32 // functab index
+	key int32  // index in keys; -1: the key is the function's name
+}
+
+// nameIndex returns the index, building it on first use.
 func (t *Table) nameIndex() (*nameIndex, error) {
-	b := &t.byName
-	b.once.Do(func() {
-		type entry struct {
-			key string
-			i   uint32
+	x := &t.byName
+	x.once.Do(func() { t.buildNameIndex(x) })
+	return x, x.err
+}
+
+// buildNameIndex reads every function's name from its record as is:
+// checking the record is left to the lookups that find it (funcAt).
+func (t *Table) buildNameIndex(x *nameIndex) {
+	x.seed = maphash.MakeSeed()
+	n := t.hdr.nfunc
+	nb := uint64(1)
+	for nb < n {
+		nb *= 2
+	}
+	x.mask = nb - 1
+	hashes := make([]uint64, n) // the bucket of each function; ^0: none
+	x.start = make([]uint32, nb+1)
+	var keyOf []int32 // by function, for those with type arguments
+	for i := range n {
+		hashes[i] = math.MaxUint64
+		name, ok := t.rawFuncName(i)
+		if !ok {
+			continue
 		}
-		var es []entry
-		for f, err := range t.Functions() {
-			if err != nil {
-				b.err = err
-				return
+		key := WithoutTypeArgs(name)
+		if len(key) != len(name) {
+			if keyOf == nil {
+				keyOf = make([]int32, n)
+				for j := range keyOf {
+					keyOf[j] = -1
+				}
 			}
-			es = append(es, entry{WithoutTypeArgs(f.Name()), f.idx})
+			keyOf[i] = int32(len(x.keys))
+			x.keys = append(x.keys, key)
 		}
-		// Functions yields in address order; a stable sort keeps it
-		// within a key.
-		slices.SortStableFunc(es, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-		b.idx = make([]uint32, len(es))
-		b.keys = make([]string, len(es))
-		for k, e := range es {
-			b.idx[k], b.keys[k] = e.i, e.key
+		hashes[i] = maphash.String(x.seed, key) & x.mask
+		x.start[hashes[i]+1]++
+	}
+	for b := 1; b < len(x.start); b++ {
+		x.start[b] += x.start[b-1]
+	}
+	x.entries = make([]nameEntry, x.start[nb])
+	next := slices.Clone(x.start[:nb])
+	for i, h := range hashes {
+		if h == math.MaxUint64 {
+			continue
 		}
-	})
-	return b, b.err
+		e := nameEntry{fn: uint32(i), key: -1}
+		if keyOf != nil {
+			e.key = keyOf[i]
+		}
+		x.entries[next[h]] = e
+		next[h]++
+	}
+}
+
+// rawFuncName returns the name of function i (i < nfunc) from its record
+// as is; ok is false for a functab hole or a record out of range.
+func (t *Table) rawFuncName(i uint64) (string, bool) {
+	off, ok := t.funcOffAt(i)
+	funcs, l := t.hdr.funcs, &t.layout
+	if !ok || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(l.fixedSize) {
+		return "", false
+	}
+	return t.names.at(uint64(t.hdr.rd.u32(funcs[off+uint64(l.nameOff):]))), true
+}
+
+// find calls fn for each function whose name without type arguments is
+// key, in address order, until it returns false. The record of each is
+// checked (funcAt) only once its name matched, so that the functions a
+// lookup fails on do not depend on the hash.
+func (x *nameIndex) find(t *Table, key string, fn func(Function) bool) error {
+	b := maphash.String(x.seed, key) & x.mask
+	for _, e := range x.entries[x.start[b]:x.start[b+1]] {
+		var k string
+		if e.key >= 0 {
+			k = x.keys[e.key]
+		} else {
+			k, _ = t.rawFuncName(uint64(e.fn))
+		}
+		if k != key {
+			continue
+		}
+		f, ok, err := t.funcAt(uint64(e.fn))
+		if err != nil {
+			return err
+		}
+		if ok && !fn(f) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // LookupFunction returns the function with the given symbol name, as
 // Function.Name reports it; if several have it, the one at the lowest
 // address (LookupFunctions yields all of them). The first lookup by name
-// sorts the names of all functions once; later ones are binary searches.
+// reads the names of all functions once, into a hash table; later ones
+// read the functions of one bucket.
 func (t *Table) LookupFunction(name string) (Function, error) {
 	if t.closed.Load() {
 		return Function{}, ErrClosed
@@ -58,13 +139,20 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 	if err != nil {
 		return Function{}, err
 	}
-	key := WithoutTypeArgs(name)
-	for k, _ := slices.BinarySearch(b.keys, key); k < len(b.keys) && b.keys[k] == key; k++ {
-		if f, _, err := t.funcAt(uint64(b.idx[k])); err != nil || f.Name() == name {
-			return f, err
+	var found Function
+	if err := b.find(t, WithoutTypeArgs(name), func(f Function) bool {
+		if f.Name() == name {
+			found = f
+			return false
 		}
+		return true
+	}); err != nil {
+		return Function{}, err
 	}
-	return Function{}, &nameError{name}
+	if found.t == nil {
+		return Function{}, &nameError{name}
+	}
+	return found, nil
 }
 
 // LookupFunctions yields every function with the given name, by address.
@@ -88,18 +176,15 @@ func (t *Table) LookupFunctions(name string) iter.Seq2[Function, error] {
 		}
 		key := WithoutTypeArgs(name)
 		exact := key != name
-		for k, _ := slices.BinarySearch(b.keys, key); k < len(b.keys) && b.keys[k] == key; k++ {
-			f, _, err := t.funcAt(uint64(b.idx[k]))
-			if err != nil {
-				yield(Function{}, err)
-				return
-			}
+		more := true
+		if err := b.find(t, key, func(f Function) bool {
 			if exact && f.Name() != name {
-				continue
+				return true
 			}
-			if !yield(f, nil) {
-				return
-			}
+			more = yield(f, nil)
+			return more
+		}); err != nil && more {
+			yield(Function{}, err)
 		}
 	}
 }
