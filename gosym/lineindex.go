@@ -34,6 +34,13 @@ import (
 // lines do not fit is not kept, and each of its queries decodes its
 // functions again (keeping only the copies of the line asked for).
 // Answers are the same either way.
+//
+// The time is bounded by the size of the table too: the first LinePCs,
+// and each query, decode at most walkLimit ranges (pc-value pairs), and
+// fail with errLineWork beyond. A sound table's functions have line tables
+// of their own, or share small ones: all of them together decode to fewer
+// ranges than the pctab has bytes. Many long functions sharing one long
+// table decode to more, up to functions × table length.
 type lineIndex struct {
 	once   sync.Once
 	err    error
@@ -50,7 +57,21 @@ type lineIndex struct {
 	lines        []atomic.Pointer[fileLines] // by file id, once queried
 	used         atomic.Int64                // bytes held by lines
 	limit        int64                       // bytes lines may hold
+	walkLimit    int64                       // ranges a step may decode; set before the first LinePCs by tests
 }
+
+// errLineWork is the message of the error of a step of the line index
+// that would decode more than walkLimit ranges.
+const errLineWork = "line tables decode to more ranges than the table's size allows (one table shared by many long functions)"
+
+// lineWalkLimit returns the ranges a step of the line index may decode in
+// a table whose pclntab holds n bytes. The first LinePCs on the go command
+// of Go 1.26 decodes 102,814 (its pclntab has 4.9 MB); the first queries
+// of all of its files together, 1,188,705; the limit is 159 million.
+func lineWalkLimit(n int) int64 { return 32*int64(n) + 1<<20 }
+
+// errWalk is the error of a step that reached walkLimit.
+func (x *lineIndex) errWalk() error { return &FormatError{Off: -1, Msg: errLineWork} }
 
 // noFile marks a slot that names no file.
 const noFile = math.MaxUint32
@@ -101,6 +122,10 @@ func (t *Table) lineIndex() (*lineIndex, error) {
 // buildLineIndex names the files and makes the postings.
 func (t *Table) buildLineIndex(x *lineIndex) error {
 	x.limit = lineIndexLimit(len(t.data))
+	if x.walkLimit == 0 {
+		x.walkLimit = lineWalkLimit(len(t.data))
+	}
+	budget := x.walkLimit
 	x.nameSlots(t)
 	x.lines = make([]atomic.Pointer[fileLines], len(x.files))
 	limit := maxPostings(t.hdr.nfunc, len(t.hdr.pctab))
@@ -129,6 +154,9 @@ func (t *Table) buildLineIndex(x *lineIndex) error {
 		entry, end, fn := t.entryAt(i), t.entryAt(i+1), uint32(i)
 		val := int32(-1)
 		for pc := entry; pc < end; {
+			if budget--; budget < 0 {
+				return x.errWalk()
+			}
 			uv, n := uvarint(p)
 			if n == 0 || (uv == 0 && pc != entry) {
 				break
@@ -290,10 +318,13 @@ func (x *lineIndex) postings(t *Table, id uint32, fn func(Function) bool) error 
 // walkFile calls emit, in PC order, for every range of f's code that its
 // tables attribute to file id and a line (not 0): with the line, the
 // innermost inlined call (-1: f's own code) and the range's first PC. Its
-// ranges are those of Function.Lines, and it fails where Lines does.
-func (x *lineIndex) walkFile(f Function, id uint32, emit func(line uint32, call int32, pc uint64)) error {
-	if x.start == nil && !x.holds(f, id) {
-		return nil
+// ranges are those of Function.Lines, and it fails where Lines does, or
+// when it has decoded as many ranges as budget says.
+func (x *lineIndex) walkFile(f Function, id uint32, budget *int64, emit func(line uint32, call int32, pc uint64)) error {
+	if x.start == nil {
+		if holds, err := x.holds(f, id, budget); !holds || err != nil {
+			return err
+		}
 	}
 	tree, hasTree, err := f.inlineTree()
 	if err != nil {
@@ -307,6 +338,9 @@ func (x *lineIndex) walkFile(f Function, id uint32, emit func(line uint32, call 
 	}
 	cu, end := x.cu(f), f.End()
 	for pc := f.entry; pc < end; {
+		if *budget--; *budget < 0 {
+			return x.errWalk()
+		}
 		fno, line, ix := files.at(pc), lines.at(pc), inl.at(pc)
 		if ix >= 0 {
 			if _, ok := f.record(tree, ix); !ok {
@@ -324,18 +358,21 @@ func (x *lineIndex) walkFile(f Function, id uint32, emit func(line uint32, call 
 // holds reports whether f's pcfile table names file id in [entry, end):
 // a walk of one table, to spare the decoding of three for functions that
 // do not hold the file when the postings were dropped.
-func (x *lineIndex) holds(f Function, id uint32) bool {
+func (x *lineIndex) holds(f Function, id uint32, budget *int64) (bool, error) {
 	cu, end := x.cu(f), f.End()
 	files := f.rangeIter(f.field(f.t.layout.pcfile))
 	for pc := f.entry; pc < end; pc = files.hi {
+		if *budget--; *budget < 0 {
+			return false, x.errWalk()
+		}
 		if x.fileID(cu, files.at(pc)) == id {
-			return true
+			return true, nil
 		}
 		if files.hi == math.MaxUint64 {
 			break
 		}
 	}
-	return false
+	return false, nil
 }
 
 // copyScratch is the copies of one function, reused from one function to
@@ -399,12 +436,13 @@ func (x *lineIndex) fileLines(t *Table, id uint32) *fileLines {
 // allocates at most about three times that room.
 func (x *lineIndex) decodeFile(t *Table, id uint32) *fileLines {
 	room := (x.limit - x.used.Load()) / lineCopySize
+	budget := x.walkLimit
 	var all []lineCopy
 	full := false
 	var err error
 	perr := x.postings(t, id, func(f Function) bool {
 		start := len(all)
-		err = x.walkFile(f, id, func(line uint32, call int32, pc uint64) {
+		err = x.walkFile(f, id, &budget, func(line uint32, call int32, pc uint64) {
 			switch {
 			case full:
 			case int64(len(all)) >= room || pc-f.entry > math.MaxUint32:
@@ -486,10 +524,11 @@ func (x *lineIndex) scanLine(t *Table, id, line uint32, buf []LinePC) ([]LinePC,
 	start := len(buf)
 	s := copyScratchPool.Get().(*copyScratch)
 	defer s.release()
+	budget := x.walkLimit
 	var err error
 	perr := x.postings(t, id, func(f Function) bool {
 		s.c = s.c[:0]
-		if err = x.walkFile(f, id, func(l uint32, call int32, pc uint64) {
+		if err = x.walkFile(f, id, &budget, func(l uint32, call int32, pc uint64) {
 			if l == line {
 				s.c = append(s.c, scratchCopy{l, call, pc})
 			}

@@ -3,9 +3,11 @@ package gosym
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -41,8 +43,8 @@ func indexedLines(t testing.TB, tab *Table) []fileLine {
 // long functions sharing one pc-line table that starts a new line at every
 // byte. The former index kept every copy of every line of every function
 // (functions × table length: gigabytes from a 2.4 MB file). The index
-// must allocate no more than a small multiple of the table's size, and
-// still find the line in every function.
+// must allocate no more than a small multiple of the table's size, still
+// find the line in every function, and bound its work by the table's size.
 func TestLinePCsSharedLineTable(t *testing.T) {
 	loadFuzzBases(t)
 	base := fuzzBases.objs[len(fuzzBases.objs)-1] // Go 1.26: u32 entry offsets
@@ -70,14 +72,14 @@ func TestLinePCsSharedLineTable(t *testing.T) {
 			bombed = fs
 		}
 	}
-	const k = 16
+	const k = 64
 	bombed = bombed[:min(len(bombed), k)]
 	// Every function is stretched to size bytes; the bombed ones get a
 	// pcfile table of file 0 over all of it and a pcln table of lines
 	// 0, 1, 2, ... n-1, one byte each, at the end of the pctab.
 	const size = 1 << 16
 	q := uint64(tab.hdr.quantum)
-	n := min(size/q, uint64(len(tab.hdr.pctab)-64)/2-8)
+	n := min(size/q, uint64(len(tab.hdr.pctab))/16) // damaging the tables of few functions
 	var pcln, pcfile []byte
 	for range n {
 		pcln = append(pcln, 2, 1) // zig-zag +1, one quantum
@@ -108,10 +110,12 @@ func TestLinePCsSharedLineTable(t *testing.T) {
 					t.Fatal(err)
 				}
 				put(d[at+uint64(f.off):], uint32(i*size))
-				// An inline index table the bomb overwrote would
-				// name records out of range: drop it.
-				if ix := f.pcdata(tab.layout.pcdataInlIndex); ix >= fileOff {
-					put(d[at+uint64(f.off)+uint64(tab.layout.fixedSize+4*tab.layout.pcdataInlIndex):], 0)
+				// Tables the bomb overwrote are dropped (an inline
+				// index table would name records out of range).
+				for _, o := range []int{tab.layout.pcfile, tab.layout.pcln, tab.layout.fixedSize + 4*tab.layout.pcdataInlIndex} {
+					if o < tab.layout.fixedSize+4*int(f.field(tab.layout.npcdata)) && f.field(o) >= fileOff {
+						put(d[at+uint64(f.off)+uint64(o):], 0)
+					}
 				}
 			}
 			for _, i := range bombed {
@@ -145,7 +149,7 @@ func TestLinePCsSharedLineTable(t *testing.T) {
 	t.Logf("first LinePCs: %d PCs, %d bytes allocated (%.1f× the pclntab)", len(pcs), alloc, float64(alloc)/float64(len(bomb.data)))
 	// The index keeps at most lineIndexLimit(pclntab) = 2× its size (at
 	// least 1 MB) of lines; decoding takes less than as much again in
-	// temporary copies. The former index allocated 172 MB here, 300×.
+	// temporary copies. The former index allocated 144 MB here, 250×.
 	if bound := 8 * uint64(lineIndexLimit(len(bomb.data))); alloc > bound {
 		t.Errorf("first LinePCs allocated %d bytes, more than %d", alloc, bound)
 	}
@@ -192,6 +196,28 @@ func TestLinePCsSharedLineTable(t *testing.T) {
 	if allocs > 4 {
 		t.Errorf("a later LinePCs allocates %.0f times", allocs)
 	}
+
+	// The work is bounded too: a step that would decode more ranges than
+	// walkLimit fails. Here the first LinePCs walks the pcfile tables
+	// (a few thousand pairs); the query then needs len(bombed)×n ranges.
+	for _, c := range []struct {
+		limit int64
+		step  string
+	}{{1000, "first LinePCs"}, {int64(len(bombed)) * int64(n) / 2, "first query of the file"}} {
+		limited, err := NewTable(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limited.byLine.walkLimit = c.limit
+		_, err = limited.LinePCs(file, line, nil)
+		var fe *FormatError
+		if !errors.As(err, &fe) || fe.Msg != errLineWork || !errors.Is(err, ErrCorrupted) {
+			t.Errorf("%s decoding at most %d ranges: %v, want %q", c.step, c.limit, err, errLineWork)
+		}
+		if c.limit > 1000 && limited.byLine.start == nil {
+			t.Errorf("%s decoding at most %d ranges: the first LinePCs failed", c.step, c.limit)
+		}
+	}
 }
 
 // TestLinePCsUnkept checks that queries of files whose lines the index
@@ -204,21 +230,37 @@ func TestLinePCsUnkept(t *testing.T) {
 	}
 	x.limit = 0
 	all := indexedLines(t, kept)
-	var a, b []LinePC
-	for i := 0; i < len(all); i += max(len(all)/2000, 1) {
-		q := all[i]
-		if a, err = kept.LinePCs(q.file, q.line, a); err != nil {
-			t.Fatal(err)
-		}
-		if b, err = unkept.LinePCs(q.file, q.line, b); err != nil {
-			t.Fatal(err)
-		}
-		if len(a) == 0 || !slices.EqualFunc(a, b, func(a, b LinePC) bool {
-			return a.PC == b.PC && a.Name == b.Name && a.Function.Entry() == b.Function.Entry()
-		}) {
-			t.Fatalf("LinePCs(%s, %d): kept %v, unkept %v", q.file, q.line, a, b)
-		}
+	// From several goroutines, for -race: the files of unkept are
+	// decoded concurrently, and given up.
+	const goroutines = 4
+	step := max(len(all)/2000, 1)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var a, b []LinePC
+			var err error
+			for i := g * step; i < len(all); i += goroutines * step {
+				q := all[i]
+				if a, err = kept.LinePCs(q.file, q.line, a); err != nil {
+					t.Error(err)
+					return
+				}
+				if b, err = unkept.LinePCs(q.file, q.line, b); err != nil {
+					t.Error(err)
+					return
+				}
+				if len(a) == 0 || !slices.EqualFunc(a, b, func(a, b LinePC) bool {
+					return a.PC == b.PC && a.Name == b.Name && a.Function.Entry() == b.Function.Entry()
+				}) {
+					t.Errorf("LinePCs(%s, %d): kept %v, unkept %v", q.file, q.line, a, b)
+					return
+				}
+			}
+		}()
 	}
+	wg.Wait()
 	for id := range x.files {
 		if fl := x.lines[id].Load(); fl != nil && !fl.scan {
 			t.Fatalf("%s: lines kept beyond the limit", x.files[id])
