@@ -24,6 +24,10 @@ type nameIndex struct {
 	err     error
 }
 
+// errNameWork is the message of the error of a name index whose names
+// are longer, together, than the table's size allows.
+const errNameWork = "function names overlap beyond the name table's size (many functions share one long name)"
+
 // nameEntry is one function of the name index.
 type nameEntry struct {
 	fn  uint32 // functab index
@@ -50,11 +54,18 @@ func (t *Table) buildNameIndex(x *nameIndex) {
 	hashes := make([]uint64, n) // the bucket of each function; ^0: none
 	x.start = make([]uint32, nb+1)
 	var keyOf []int32 // by function, for those with type arguments
+	// The bytes of the names read: a sound table's names are its own, or
+	// shared by a few functions of one name.
+	budget := 4*int64(len(t.names.src)) + 1<<20
 	for i := range n {
 		hashes[i] = math.MaxUint64
 		name, ok := t.rawFuncName(i)
 		if !ok {
 			continue
+		}
+		if budget -= int64(len(name)); budget < 0 {
+			x.err = &FormatError{Off: -1, Msg: errNameWork}
+			return
 		}
 		key := WithoutTypeArgs(name)
 		if len(key) != len(name) {
