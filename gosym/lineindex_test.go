@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 )
 
 // fileLine is a line of a file.
@@ -266,4 +269,77 @@ func TestLinePCsUnkept(t *testing.T) {
 			t.Fatalf("%s: lines kept beyond the limit", x.files[id])
 		}
 	}
+}
+
+// FuzzLinePCs damages tables as FuzzTable does and checks LinePCs against
+// Function.Lines: every copy of a line that Lines gives in the functions
+// of the sample PCs is found, at its lowest PC, with the same name, by a
+// Table that keeps the lines of its files and by one that keeps none; or
+// both fail alike, with an error wrapping ErrCorrupted.
+func FuzzLinePCs(f *testing.F) {
+	loadFuzzBases(f)
+	for i := range fuzzBases.objs {
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(0), []byte{}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(0), uint32(54321), []byte{0x7f, 0x13, 0x00}, uint32(0))
+		fuzzseed.Add(f, uint8(i), uint8(2), uint32(4321), []byte{0xff, 0xff, 0x00, 0x01}, uint32(0))
+	}
+	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
+		obj, pcs := fuzzInput(which, target, off, patch, trunc)
+		if obj == nil {
+			return
+		}
+		kept, err := NewTable(obj)
+		if err != nil {
+			return
+		}
+		unkept, _ := NewTable(obj)
+		if x, err := unkept.lineIndex(); err == nil {
+			x.limit = 0
+		}
+		var lr LinesResult
+		var a, b []LinePC
+		for _, pc := range pcs[:min(len(pcs), 8)] {
+			fn, err := kept.ResolveFunction(pc)
+			if err != nil {
+				continue
+			}
+			if lr, err = fn.Lines(lr); err != nil {
+				continue
+			}
+			type copyKey struct {
+				file       string
+				line, call int
+			}
+			seen := map[copyKey]bool{}
+			for _, l := range lr.FunctionLines {
+				k := copyKey{l.File, int(l.Line), l.Call}
+				if l.File == "" || l.Line == 0 || seen[k] {
+					continue
+				}
+				if seen[k] = true; len(seen) > 32 {
+					break
+				}
+				var errA, errB error
+				a, errA = kept.LinePCs(l.File, l.Line, a)
+				b, errB = unkept.LinePCs(l.File, l.Line, b)
+				if fmt.Sprint(errA) != fmt.Sprint(errB) || !slices.EqualFunc(a, b, func(a, b LinePC) bool {
+					return a.PC == b.PC && a.Name == b.Name && a.Function.Entry() == b.Function.Entry()
+				}) {
+					t.Fatalf("LinePCs(%s, %d): kept %v %v, unkept %v %v", l.File, l.Line, a, errA, b, errB)
+				}
+				if errA != nil {
+					if !errors.Is(errA, ErrCorrupted) {
+						t.Fatalf("LinePCs(%s, %d): %v", l.File, l.Line, errA)
+					}
+					continue
+				}
+				if !slices.ContainsFunc(a, func(p LinePC) bool {
+					return p.PC == l.PCLo && p.Name == l.Name && p.Function.Entry() == fn.Entry()
+				}) {
+					t.Fatalf("LinePCs(%s, %d) = %v: no %#x (%s) in %s", l.File, l.Line, pcsOf(a), l.PCLo, l.Name, fn.Name())
+				}
+			}
+		}
+	})
 }
