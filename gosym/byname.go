@@ -141,7 +141,9 @@ func (x *nameIndex) find(t *Table, key string, fn func(Function) bool) error {
 // Function.Name reports it; if several have it, the one at the lowest
 // address (LookupFunctions yields all of them). The first lookup by name
 // reads the names of all functions once, into a hash table; later ones
-// read the functions of one bucket.
+// read the functions of one bucket. A table whose names overlap far
+// beyond its name table (a name table without NULs) makes it fail with a
+// *FormatError.
 func (t *Table) LookupFunction(name string) (Function, error) {
 	if t.closed.Load() {
 		return Function{}, ErrClosed

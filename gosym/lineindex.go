@@ -256,9 +256,9 @@ func csr(pairs []uint64, n int) (start, values []uint32) {
 	return start, values
 }
 
-// cu returns f's offset in the cutab (Go 1.16+).
+// cu returns f's offset in the cutab (Go 1.16+), 0 before.
 func (x *lineIndex) cu(f Function) uint32 {
-	if f.t.hdr.magic == magic12 {
+	if f.t.layout.cuOffset < 0 {
 		return 0
 	}
 	return f.field(f.t.layout.cuOffset)
@@ -478,8 +478,8 @@ func (x *lineIndex) decodeFile(t *Table, id uint32) *fileLines {
 	if full {
 		return &fileLines{scan: true}
 	}
-	// By line and PC; the functions are in functab order within each
-	// unit, not across units.
+	// By line and PC (functab order is address order in a sound table
+	// only).
 	slices.SortFunc(all, func(a, b lineCopy) int {
 		if c := cmp.Compare(a.line, b.line); c != 0 {
 			return c

@@ -72,8 +72,11 @@ func (t *Table) Files() iter.Seq[string] {
 // tables of the functions that hold it, and keeps the lowest PC of every
 // copy of its lines (BenchmarkFirstLinePCs and BenchmarkLinePCs measure
 // both). Later queries of the file are binary searches, and do not
-// allocate when buf has room. The memory is bounded by the size of the
-// table, however its functions share line tables; see lineIndex.
+// allocate when buf has room. The memory and the work are bounded by the
+// size of the table, however its functions share line tables: a table
+// whose line tables decode to far more ranges than it has bytes (many
+// long functions sharing one long line table, which no linker writes)
+// makes LinePCs fail with a *FormatError.
 func (t *Table) LinePCs(file string, line uint32, buf []LinePC) ([]LinePC, error) {
 	buf = buf[:0]
 	if t.closed.Load() {
