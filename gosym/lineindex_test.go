@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -70,9 +71,9 @@ func TestLinePCsSharedLineTable(t *testing.T) {
 		}
 	}
 	var bombed []uint32
-	for _, fs := range byCU {
-		if len(fs) > len(bombed) {
-			bombed = fs
+	for _, cu := range slices.Sorted(maps.Keys(byCU)) {
+		if len(byCU[cu]) > len(bombed) {
+			bombed = byCU[cu]
 		}
 	}
 	const k = 64
