@@ -480,9 +480,10 @@ func linePCQueries(b *testing.B, s *benchSet, n int) (files []string, lines []ui
 }
 
 // BenchmarkLinePCs finds the PCs of a file:line: the first query of a
-// Table (which builds the index), later queries, the scan over every
-// function's lines a user would write without LinePCs, and debug/gosym's
-// LineToPC (one PC, no inlined copies).
+// Table (which lists the files of every function and decodes the lines of
+// one file; BenchmarkFirstLinePCs opens the binary too), later queries,
+// the scan over every function's lines a user would write without
+// LinePCs, and debug/gosym's LineToPC (one PC, no inlined copies).
 func BenchmarkLinePCs(b *testing.B) {
 	for _, name := range benchNames {
 		b.Run("bin="+name+"/impl=gosym/query=first", func(b *testing.B) {

@@ -225,49 +225,61 @@ func TestLinePCsSharedLineTable(t *testing.T) {
 }
 
 // TestLinePCsUnkept checks that queries of files whose lines the index
-// does not keep (its limit spent) answer as those of kept files.
+// does not keep (its limit spent), and queries without postings (too many
+// of them), answer as those of kept files.
 func TestLinePCsUnkept(t *testing.T) {
-	kept, unkept := selfTable(t), selfTable(t)
-	x, err := unkept.lineIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.limit = 0
+	kept := selfTable(t)
 	all := indexedLines(t, kept)
-	// From several goroutines, for -race: the files of unkept are
-	// decoded concurrently, and given up.
-	const goroutines = 4
-	step := max(len(all)/2000, 1)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var a, b []LinePC
-			var err error
-			for i := g * step; i < len(all); i += goroutines * step {
-				q := all[i]
-				if a, err = kept.LinePCs(q.file, q.line, a); err != nil {
-					t.Error(err)
-					return
-				}
-				if b, err = unkept.LinePCs(q.file, q.line, b); err != nil {
-					t.Error(err)
-					return
-				}
-				if len(a) == 0 || !slices.EqualFunc(a, b, func(a, b LinePC) bool {
-					return a.PC == b.PC && a.Name == b.Name && a.Function.Entry() == b.Function.Entry()
-				}) {
-					t.Errorf("LinePCs(%s, %d): kept %v, unkept %v", q.file, q.line, a, b)
-					return
-				}
-			}
-		}()
+	variants := []struct {
+		name  string
+		every int // query 1 in every of the queries: without postings, each file's first query walks every function
+		set   func(*lineIndex)
+	}{
+		{"unkept", 1, func(x *lineIndex) { x.limit = 0 }},
+		{"unposted", 8, func(x *lineIndex) { x.start, x.funcs = nil, nil }},
 	}
-	wg.Wait()
-	for id := range x.files {
-		if fl := x.lines[id].Load(); fl != nil && !fl.scan {
-			t.Fatalf("%s: lines kept beyond the limit", x.files[id])
+	for _, v := range variants {
+		tab := selfTable(t)
+		x, err := tab.lineIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.set(x)
+		// From several goroutines, for -race: the files are decoded
+		// concurrently, and given up.
+		const goroutines = 4
+		step := max(len(all)/2000, 1) * v.every
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var a, b []LinePC
+				var err error
+				for i := g * step; i < len(all); i += goroutines * step {
+					q := all[i]
+					if a, err = kept.LinePCs(q.file, q.line, a); err != nil {
+						t.Error(err)
+						return
+					}
+					if b, err = tab.LinePCs(q.file, q.line, b); err != nil {
+						t.Error(err)
+						return
+					}
+					if len(a) == 0 || !slices.EqualFunc(a, b, func(a, b LinePC) bool {
+						return a.PC == b.PC && a.Name == b.Name && a.Function.Entry() == b.Function.Entry()
+					}) {
+						t.Errorf("LinePCs(%s, %d): kept %v, %s %v", q.file, q.line, a, v.name, b)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for id := range x.files {
+			if fl := x.lines[id].Load(); v.name == "unkept" && fl != nil && !fl.scan {
+				t.Fatalf("%s: lines kept beyond the limit", x.files[id])
+			}
 		}
 	}
 }
