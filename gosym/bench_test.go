@@ -470,23 +470,20 @@ func (s *benchSet) avgSize() float64 {
 // index of s.tab, each with a suffix of the file name after a '/' as a
 // user would type it.
 func linePCQueries(b *testing.B, s *benchSet, n int) (files []string, lines []uint32) {
-	x, err := s.tab.lineIndex()
-	if err != nil {
-		b.Fatal(err)
-	}
-	step := max(len(x.entries)/n, 1)
-	for k := 0; k < len(x.entries); k += step {
-		e := x.entries[k]
-		files = append(files, x.files[e.file])
-		lines = append(lines, e.line)
+	all := indexedLines(b, s.tab)
+	step := max(len(all)/n, 1)
+	for k := 0; k < len(all); k += step {
+		files = append(files, all[k].file)
+		lines = append(lines, all[k].line)
 	}
 	return files, lines
 }
 
 // BenchmarkLinePCs finds the PCs of a file:line: the first query of a
-// Table (which builds the index), later queries, the scan over every
-// function's lines a user would write without LinePCs, and debug/gosym's
-// LineToPC (one PC, no inlined copies).
+// Table (which lists the files of every function and decodes the lines of
+// one file; BenchmarkFirstLinePCs opens the binary too), later queries,
+// the scan over every function's lines a user would write without
+// LinePCs, and debug/gosym's LineToPC (one PC, no inlined copies).
 func BenchmarkLinePCs(b *testing.B) {
 	for _, name := range benchNames {
 		b.Run("bin="+name+"/impl=gosym/query=first", func(b *testing.B) {

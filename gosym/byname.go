@@ -1,132 +1,149 @@
 package gosym
 
 import (
-	"cmp"
 	"hash/maphash"
 	"iter"
+	"math"
 	"slices"
 	"sync"
 )
 
-// nameIndex finds functions by name: the functab indices of every
-// function sorted by a hash of its name with type arguments left out
-// (its key), then by address. It is built by the first lookup by name (a
-// pass over every function and a sort of integers) and shared by all
-// later ones. Hashing makes building it linear in the bytes of the names,
-// and a lookup linear in the names it compares: a sort by the names
-// themselves compares long names again and again, which a damaged name
-// table makes as long as maxString.
+// nameIndex finds functions by name: a hash table of every function by
+// its name with type arguments left out. It is built by the first lookup
+// by name, in one pass over the names (no sort: debug/gosym's NewTable
+// reads every name too) and shared by all later ones.
 type nameIndex struct {
-	once   sync.Once
-	seed   maphash.Seed
-	idx    []uint32 // functab indices
-	hashes []uint64 // hashes[k]: the hash of the key of idx[k]
-	err    error
+	once sync.Once
+	seed maphash.Seed
+	// The functions whose key hashes to bucket b (the hash's low bits)
+	// are entries[start[b]:start[b+1]], in functab order.
+	start   []uint32
+	entries []nameEntry
+	keys    []string // the keys of the functions with type arguments
+	mask    uint64
+	err     error
 }
 
-// build fills the index, once.
+// errNameWork is the message of the error of a name index whose names
+// are longer, together, than the table's size allows.
+const errNameWork = "function names overlap beyond the name table's size (many functions share one long name)"
+
+// nameEntry is one function of the name index.
+type nameEntry struct {
+	fn  uint32 // functab index
+	key int32  // index in keys; -1: the key is the function's name
+}
+
+// nameIndex returns the index, building it on first use.
 func (t *Table) nameIndex() (*nameIndex, error) {
-	b := &t.byName
-	b.once.Do(func() {
-		b.seed = maphash.MakeSeed()
-		type entry struct {
-			hash uint64
-			i    uint32
-		}
-		var es []entry
-		for f, err := range t.Functions() {
-			if err != nil {
-				b.err = err
-				return
-			}
-			es = append(es, entry{keyHash(b.seed, f.Name()), f.idx})
-		}
-		// Functions yields in address order; a stable sort keeps it
-		// within a hash.
-		slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) })
-		b.idx = make([]uint32, len(es))
-		b.hashes = make([]uint64, len(es))
-		for k, e := range es {
-			b.idx[k], b.hashes[k] = e.i, e.hash
-		}
-	})
-	return b, b.err
+	x := &t.byName
+	x.once.Do(func() { t.buildNameIndex(x) })
+	return x, x.err
 }
 
-// candidates returns the range of the index whose keys hash as name's
-// does.
-func (b *nameIndex) candidates(name string) (lo, hi int) {
-	h := keyHash(b.seed, name)
-	lo, _ = slices.BinarySearch(b.hashes, h)
-	hi = lo
-	for hi < len(b.hashes) && b.hashes[hi] == h {
-		hi++
+// buildNameIndex reads every function's name from its record as is:
+// checking the record is left to the lookups that find it (funcAt).
+func (t *Table) buildNameIndex(x *nameIndex) {
+	x.seed = maphash.MakeSeed()
+	n := t.hdr.nfunc
+	nb := uint64(1)
+	for nb < n {
+		nb *= 2
 	}
-	return lo, hi
+	x.mask = nb - 1
+	hashes := make([]uint64, n) // the bucket of each function; ^0: none
+	x.start = make([]uint32, nb+1)
+	var keyOf []int32 // by function, for those with type arguments
+	// The bytes of the names read: a sound table's names are its own, or
+	// shared by a few functions of one name.
+	budget := 4*int64(len(t.names.src)) + 1<<20
+	for i := range n {
+		hashes[i] = math.MaxUint64
+		name, ok := t.rawFuncName(i)
+		if !ok {
+			continue
+		}
+		if budget -= int64(len(name)); budget < 0 {
+			x.err = &FormatError{Off: -1, Msg: errNameWork}
+			return
+		}
+		key := WithoutTypeArgs(name)
+		if len(key) != len(name) {
+			if keyOf == nil {
+				keyOf = make([]int32, n)
+				for j := range keyOf {
+					keyOf[j] = -1
+				}
+			}
+			keyOf[i] = int32(len(x.keys))
+			x.keys = append(x.keys, key)
+		}
+		hashes[i] = maphash.String(x.seed, key) & x.mask
+		x.start[hashes[i]+1]++
+	}
+	for b := 1; b < len(x.start); b++ {
+		x.start[b] += x.start[b-1]
+	}
+	x.entries = make([]nameEntry, x.start[nb])
+	next := slices.Clone(x.start[:nb])
+	for i, h := range hashes {
+		if h == math.MaxUint64 {
+			continue
+		}
+		e := nameEntry{fn: uint32(i), key: -1}
+		if keyOf != nil {
+			e.key = keyOf[i]
+		}
+		x.entries[next[h]] = e
+		next[h]++
+	}
 }
 
-// keyParts yields the parts of a name that WithoutTypeArgs joins, without
-// joining them.
-type keyParts struct {
-	rest string
-	done bool
-}
-
-func (p *keyParts) next() (part string, ok bool) {
-	if p.done {
+// rawFuncName returns the name of function i (i < nfunc) from its record
+// as is; ok is false for a functab hole or a record out of range.
+func (t *Table) rawFuncName(i uint64) (string, bool) {
+	off, ok := t.funcOffAt(i)
+	funcs, l := t.hdr.funcs, &t.layout
+	if !ok || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(l.fixedSize) {
 		return "", false
 	}
-	if i := typeArgsIndex(p.rest); i >= 0 {
-		if end := matchBracket(p.rest, i); end >= 0 {
-			part, p.rest = p.rest[:i], p.rest[end+1:]
-			return part, true
-		}
-	}
-	p.done = true
-	return p.rest, true
+	return t.names.at(uint64(t.hdr.rd.u32(funcs[off+uint64(l.nameOff):]))), true
 }
 
-// keyHash returns the hash of WithoutTypeArgs(name), without allocating.
-func keyHash(seed maphash.Seed, name string) uint64 {
-	if typeArgsIndex(name) < 0 {
-		return maphash.String(seed, name)
+// find calls fn for each function whose name without type arguments is
+// key, in address order, until it returns false. The record of each is
+// checked (funcAt) only once its name matched, so that the functions a
+// lookup fails on do not depend on the hash.
+func (x *nameIndex) find(t *Table, key string, fn func(Function) bool) error {
+	b := maphash.String(x.seed, key) & x.mask
+	for _, e := range x.entries[x.start[b]:x.start[b+1]] {
+		var k string
+		if e.key >= 0 {
+			k = x.keys[e.key]
+		} else {
+			k, _ = t.rawFuncName(uint64(e.fn))
+		}
+		if k != key {
+			continue
+		}
+		f, ok, err := t.funcAt(uint64(e.fn))
+		if err != nil {
+			return err
+		}
+		if ok && !fn(f) {
+			return nil
+		}
 	}
-	var h maphash.Hash
-	h.SetSeed(seed)
-	p := keyParts{rest: name}
-	for part, ok := p.next(); ok; part, ok = p.next() {
-		h.WriteString(part)
-	}
-	return h.Sum64()
-}
-
-// sameKey reports whether WithoutTypeArgs(a) == WithoutTypeArgs(b),
-// without allocating.
-func sameKey(a, b string) bool {
-	pa, pb := keyParts{rest: a}, keyParts{rest: b}
-	var sa, sb string
-	for {
-		for ok := true; sa == "" && ok; {
-			sa, ok = pa.next()
-		}
-		for ok := true; sb == "" && ok; {
-			sb, ok = pb.next()
-		}
-		if sa == "" || sb == "" {
-			return sa == sb
-		}
-		n := min(len(sa), len(sb))
-		if sa[:n] != sb[:n] {
-			return false
-		}
-		sa, sb = sa[n:], sb[n:]
-	}
+	return nil
 }
 
 // LookupFunction returns the function with the given symbol name, as
 // Function.Name reports it; if several have it, the one at the lowest
 // address (LookupFunctions yields all of them). The first lookup by name
-// sorts the names of all functions once; later ones are binary searches.
+// reads the names of all functions once, into a hash table; later ones
+// read the functions of one bucket. A table whose names overlap far
+// beyond its name table (a name table without NULs) makes it fail with a
+// *FormatError.
 func (t *Table) LookupFunction(name string) (Function, error) {
 	if t.closed.Load() {
 		return Function{}, ErrClosed
@@ -135,13 +152,20 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 	if err != nil {
 		return Function{}, err
 	}
-	lo, hi := b.candidates(name)
-	for _, i := range b.idx[lo:hi] {
-		if f, _, err := t.funcAt(uint64(i)); err != nil || f.Name() == name {
-			return f, err
+	var found Function
+	if err := b.find(t, WithoutTypeArgs(name), func(f Function) bool {
+		if f.Name() == name {
+			found = f
+			return false
 		}
+		return true
+	}); err != nil {
+		return Function{}, err
 	}
-	return Function{}, &nameError{name}
+	if found.t == nil {
+		return Function{}, &nameError{name}
+	}
+	return found, nil
 }
 
 // LookupFunctions yields every function with the given name, by address.
@@ -163,22 +187,17 @@ func (t *Table) LookupFunctions(name string) iter.Seq2[Function, error] {
 			yield(Function{}, err)
 			return
 		}
-		p := keyParts{rest: name}
-		_, _ = p.next()
-		exact := !p.done // name has type arguments: only it matches
-		lo, hi := b.candidates(name)
-		for _, i := range b.idx[lo:hi] {
-			f, _, err := t.funcAt(uint64(i))
-			if err != nil {
-				yield(Function{}, err)
-				return
+		key := WithoutTypeArgs(name)
+		exact := key != name
+		more := true
+		if err := b.find(t, key, func(f Function) bool {
+			if exact && f.Name() != name {
+				return true
 			}
-			if exact && f.Name() != name || !exact && !sameKey(f.Name(), name) {
-				continue
-			}
-			if !yield(f, nil) {
-				return
-			}
+			more = yield(f, nil)
+			return more
+		}); err != nil && more {
+			yield(Function{}, err)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package gosym
 
 import (
 	"errors"
-	"hash/maphash"
 	"slices"
 	"testing"
 
@@ -73,28 +72,6 @@ func TestLookupFunctionsMissing(t *testing.T) {
 		}
 		if _, err := tab.LookupFunction(name); !errors.Is(err, ErrFunctionNotFound) {
 			t.Errorf("LookupFunction(%q): %v, want ErrFunctionNotFound", name, err)
-		}
-	}
-}
-
-// TestNameKeys checks the name index's hash and comparison of keys
-// against WithoutTypeArgs, which they implement without allocating.
-func TestNameKeys(t *testing.T) {
-	names := []string{"", "main.main", "main.F[x]", "main.F[x][y]", "main.F[y]", "main.F", "main.F[x].func1",
-		"main.F.func1", "main.(*Box[go.shape.int]).Map[go.shape.string]", "main.(*Box).Map", "main.F[x", "main.F[x]y[z",
-		"type:.eq.[2]string", "main.F[go.shape.struct { A int \"json:\\\"a]\\\"\" }]", "a[b]c[d]e", "ac[d]e", "ace", "a[b]c[d]"}
-	seed := maphash.MakeSeed()
-	for _, a := range names {
-		if got, want := keyHash(seed, a), maphash.String(seed, WithoutTypeArgs(a)); got != want {
-			t.Errorf("keyHash(%q) = %#x, the hash of %q is %#x", a, got, WithoutTypeArgs(a), want)
-		}
-		if n := testing.AllocsPerRun(10, func() { keyHash(seed, a) }); n != 0 {
-			t.Errorf("keyHash(%q) allocates %v times", a, n)
-		}
-		for _, b := range names {
-			if got, want := sameKey(a, b), WithoutTypeArgs(a) == WithoutTypeArgs(b); got != want {
-				t.Errorf("sameKey(%q, %q) = %v, want %v", a, b, got, want)
-			}
 		}
 	}
 }

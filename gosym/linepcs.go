@@ -5,7 +5,6 @@ import (
 	"iter"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // LinePC is one place to stop at a source line.
@@ -72,9 +71,16 @@ func (t *Table) Files() iter.Seq[string] {
 // gives an error that matches ErrFileNotFound and names the file; a file
 // the binary has, at a line without code, gives no PC and a nil error.
 //
-// The first call builds an index of every function's line table (a pass
-// over all of them; BenchmarkLinePCs measures it); later calls are binary
-// searches and do not allocate when buf has room.
+// The first call walks every function's pcfile table, to find which
+// functions hold which files; the first query of a file decodes the line
+// tables of the functions that hold it, and keeps the lowest PC of every
+// copy of its lines (BenchmarkFirstLinePCs and BenchmarkLinePCs measure
+// both). Later queries of the file are binary searches, and do not
+// allocate when buf has room. The memory and the work are bounded by the
+// size of the table, however its functions share line tables: a table
+// whose line tables decode to far more ranges than it has bytes (many
+// long functions sharing one long line table, which no linker writes)
+// makes LinePCs fail with a *FormatError.
 func (t *Table) LinePCs(file string, line uint32, buf []LinePC) ([]LinePC, error) {
 	buf = buf[:0]
 	if t.closed.Load() {
@@ -92,20 +98,8 @@ func (t *Table) LinePCs(file string, line uint32, buf []LinePC) ([]LinePC, error
 		}
 		found = true
 		start := len(buf)
-		k, _ := slices.BinarySearchFunc(x.entries, lineEntry{file: id, line: line}, compareLineEntries)
-		for ; k < len(x.entries) && x.entries[k].file == id && x.entries[k].line == line; k++ {
-			e := x.entries[k]
-			f, _, err := t.funcAt(uint64(e.fn))
-			if err != nil {
-				return buf[:0], err
-			}
-			name := f.Name()
-			if e.call >= 0 {
-				if name, err = f.inlinedName(e.call); err != nil {
-					return buf[:0], err
-				}
-			}
-			buf = append(buf, LinePC{PC: e.pc, Func: f, Function: name})
+		if buf, err = x.appendLine(t, id, line, buf); err != nil {
+			return buf[:0], err
 		}
 		if start > 0 && len(buf) > start {
 			sorted = false
@@ -133,105 +127,7 @@ func (f Function) inlinedName(ix int32) (string, error) {
 	return f.callName(c), nil
 }
 
-// lineIndex is the index behind LinePCs: for every copy of every line (a
-// physical function's own code, or one inlined call in it), its lowest PC,
-// sorted by file, line and PC.
-type lineIndex struct {
-	once    sync.Once
-	err     error
-	files   []string            // file names by id
-	byBase  map[string][]uint32 // base name → ids of the files that have it
-	entries []lineEntry
-}
-
-// lineEntry is one copy of a line.
-type lineEntry struct {
-	file, line uint32
-	fn         uint32 // functab index
-	call       int32  // inlined call, as FunctionLine.Call; -1: fn's own code
-	pc         uint64
-}
-
-func compareLineEntries(a, b lineEntry) int {
-	if c := cmp.Compare(a.file, b.file); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.line, b.line); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.pc, b.pc)
-}
-
-// fileIDs returns the ids of the files that name selects: the file of
-// that name, else every file whose name ends in "/"+name (exact false:
-// the caller checks hasPathSuffix).
-func (x *lineIndex) fileIDs(name string) (ids []uint32, exact bool) {
-	ids = x.byBase[name[strings.LastIndexByte(name, '/')+1:]]
-	for k, id := range ids {
-		if x.files[id] == name {
-			return ids[k : k+1], true
-		}
-	}
-	return ids, false
-}
-
 // hasPathSuffix reports whether name ends in "/"+suffix.
 func hasPathSuffix(name, suffix string) bool {
 	return len(name) > len(suffix) && name[len(name)-len(suffix)-1] == '/' && strings.HasSuffix(name, suffix)
-}
-
-// lineIndex builds the index on first use.
-func (t *Table) lineIndex() (*lineIndex, error) {
-	x := &t.byLine
-	x.once.Do(func() { x.err = t.buildLineIndex(x) })
-	return x, x.err
-}
-
-func (t *Table) buildLineIndex(x *lineIndex) error {
-	ids := map[string]uint32{}
-	x.byBase = map[string][]uint32{}
-	var lines []FunctionLine
-	var copies []lineEntry
-	for f, err := range t.Functions() {
-		if err != nil {
-			return err
-		}
-		if lines, err = f.Lines(lines); err != nil {
-			return err
-		}
-		copies = copies[:0]
-		for _, l := range lines {
-			if l.File == "" || l.Line == 0 {
-				continue
-			}
-			id, ok := ids[l.File]
-			if !ok {
-				id = uint32(len(x.files))
-				ids[l.File] = id
-				x.files = append(x.files, l.File)
-				base := l.File[strings.LastIndexByte(l.File, '/')+1:]
-				x.byBase[base] = append(x.byBase[base], id)
-			}
-			copies = append(copies, lineEntry{file: id, line: l.Line, fn: f.idx, call: int32(l.Call), pc: l.PCLo})
-		}
-		// One entry per copy: the lowest PC of each (file, line, call).
-		slices.SortFunc(copies, func(a, b lineEntry) int {
-			if c := compareLineEntries(lineEntry{file: a.file, line: a.line}, lineEntry{file: b.file, line: b.line}); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.call, b.call); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.pc, b.pc)
-		})
-		for i, c := range copies {
-			if i > 0 && c.file == copies[i-1].file && c.line == copies[i-1].line && c.call == copies[i-1].call {
-				continue
-			}
-			x.entries = append(x.entries, c)
-		}
-	}
-	slices.SortFunc(x.entries, compareLineEntries)
-	x.entries = slices.Clip(x.entries)
-	return nil
 }
