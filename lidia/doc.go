@@ -47,7 +47,12 @@
 //     and size, no file and no lines, as in Pyroscope's own files. A
 //     symbol without a size (those formats record none) extends to the
 //     next function symbol or the end of its section; a symbol that
-//     starts inside an earlier range is left out.
+//     starts inside an earlier range is left out, and so are the symbols
+//     the Go linker puts where Go code starts and ends (runtime.text,
+//     runtime.etext), which are not functions.
+//   - The names written come from the binary: together they take at most
+//     twice its size (and 1 MiB), or Write fails (a damaged name table
+//     can make every name run to its end).
 //   - Each contiguous run of PCs of an inlined call is one range, at depth
 //     d ≥ 1 for a call made from the frame at depth d-1: function and file
 //     of the inlined function, call file and call line of the call site in

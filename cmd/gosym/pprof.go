@@ -131,19 +131,35 @@ func inflate(data []byte, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("decompressing profile: %w", err)
 	}
 	// The last 4 bytes of a gzip stream hold its decompressed size mod
-	// 2^32: a hint (it may lie) that spares growing the buffer.
-	hint := limit + 1
+	// 2^32: a hint (it may lie) that spares growing the buffer. Beyond
+	// it, the buffer doubles, up to limit bytes: the allocations total
+	// at most twice that.
+	size := limit
 	if len(data) >= 18 {
-		hint = min(hint, int64(binary.LittleEndian.Uint32(data[len(data)-4:]))+1)
+		size = min(size, int64(binary.LittleEndian.Uint32(data[len(data)-4:]))+1)
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(hint) + bytes.MinRead)
-	n, err := buf.ReadFrom(io.LimitReader(zr, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("decompressing profile: %w", err)
+	buf := make([]byte, 0, max(size, 512))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= limit {
+				// Full: the stream must end here.
+				var one [1]byte
+				if n, err := io.ReadFull(zr, one[:]); n > 0 {
+					return nil, fmt.Errorf("%w: more than %d from %d compressed", errInflated, limit, len(data))
+				} else if err != io.EOF {
+					return nil, fmt.Errorf("decompressing profile: %w", err)
+				}
+				return buf, nil
+			}
+			buf = append(make([]byte, 0, min(2*int64(cap(buf)), limit)), buf...)
+		}
+		n, err := zr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decompressing profile: %w", err)
+		}
 	}
-	if n > limit {
-		return nil, fmt.Errorf("%w: more than %d from %d compressed", errInflated, limit, len(data))
-	}
-	return buf.Bytes(), nil
 }

@@ -97,3 +97,36 @@ func TestReadProfileBounded(t *testing.T) {
 		t.Errorf("a profile: %v", err)
 	}
 }
+
+// TestInflateLimit checks inflate at its limit: a stream of exactly limit
+// bytes is accepted, one more byte is too many, whatever the stream's size
+// field says.
+func TestInflateLimit(t *testing.T) {
+	const limit = 1000
+	for _, size := range []int{0, 1, limit - 1, limit, limit + 1, 3 * limit} {
+		for _, lie := range []bool{false, true} {
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(bytes.Repeat([]byte{'x'}, size))
+			zw.Close()
+			data := z.Bytes()
+			if lie {
+				copy(data[len(data)-4:], []byte{7, 0, 0, 0}) // no size in the list
+			}
+			got, err := inflate(data, limit)
+			switch {
+			case size > limit:
+				if !errors.Is(err, errInflated) {
+					t.Errorf("%d bytes (size field lies: %v): %d bytes, %v; want errInflated", size, lie, len(got), err)
+				}
+			case lie:
+				// The gzip reader checks the size field at the end.
+				if err == nil {
+					t.Errorf("%d bytes, size field says 7: no error", size)
+				}
+			case err != nil || len(got) != size:
+				t.Errorf("%d bytes: %d bytes, %v", size, len(got), err)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
@@ -122,4 +123,48 @@ func FuzzNewFile(f *testing.F) {
 			c.ReadAt(buf, int64(s.vaddr))
 		}
 	})
+}
+
+// TestBoundedReads checks that NewFile reads no more than the core holds:
+// a PT_NOTE whose size is far beyond the file, or beyond maxNotes, is an
+// error, and what NewFile allocates is in proportion with the file, not
+// with the sizes it claims; and that the threads it returns are no more
+// than the notes' bytes allow.
+func TestBoundedReads(t *testing.T) {
+	regs := make([]uint64, 27)
+	core := miniCore(elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, 1, regs, 0x1000, []byte("stack"))
+	// The PT_NOTE header is the first after the 64-byte ELF header; its
+	// p_filesz is at offset 32 in it.
+	const filesz = 64 + 32
+	for _, size := range []uint64{1 << 20, maxNotes - 1, maxNotes + 1, 1 << 40, 1<<64 - 1} {
+		data := bytes.Clone(core)
+		binary.LittleEndian.PutUint64(data[filesz:], size)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := NewFile(bytes.NewReader(data))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("notes of %d bytes in a core of %d: no error", size, len(data))
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+			t.Errorf("notes of %d bytes in a core of %d: %d bytes allocated", size, len(data), got)
+		}
+	}
+
+	// Many threads: as many as fit in the notes.
+	var ths []coretest.Thread
+	for i := range 1000 {
+		ths = append(ths, coretest.Thread{PID: uint32(i + 1), Regs: regs})
+	}
+	data := coretest.Mini(elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, ths, 0x1000, []byte("stack"))
+	f, err := NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Threads) != len(ths) {
+		t.Errorf("%d threads, want %d", len(f.Threads), len(ths))
+	}
+	if per := len(data) / len(f.Threads); per < 112+27*8 {
+		t.Errorf("a thread for every %d bytes of the core", per)
+	}
 }
