@@ -219,7 +219,7 @@ type inlinedSample struct {
 
 // newestInlined returns the newest fuzz base, its Table and its sample PCs
 // in functions with inline trees.
-func newestInlined(t *testing.T) (*memObject, *Table, []inlinedSample) {
+func newestInlined(t testing.TB) (*memObject, *Table, []inlinedSample) {
 	t.Helper()
 	loadFuzzBases(t)
 	base := fuzzBases.objs[len(fuzzBases.objs)-1]

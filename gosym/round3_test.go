@@ -1,6 +1,7 @@
 package gosym
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -309,4 +311,43 @@ search:
 		t.Errorf("%s: a first lookup %d calls deep left the function undecoded", deep.Name(), len(got)-1)
 	}
 	t.Logf("%s pc %#x: %d frames", deep.Name(), pc, len(got))
+}
+
+// FuzzPCValue decodes arbitrary bytes as the pc-value table of a function
+// of a given size: no walk may decode more pairs than the function has
+// PCs (one per quantum), and the unrolled decoder must agree with the
+// iterator everywhere in the function (r01's class: tables whose pairs do
+// not advance the PC).
+func FuzzPCValue(f *testing.F) {
+	_, tab, samples := newestInlined(f)
+	for _, smp := range samples[:min(len(samples), 8)] {
+		fn := smp.f
+		for _, off := range []uint32{fn.field(tab.layout.pcln), smp.tree.index} {
+			p := tab.hdr.pctab[off:]
+			fuzzseed.Add(f, bytes.Clone(p[:min(len(p), 256)]), uint32(fn.End()-fn.Entry()), uint8(0))
+		}
+	}
+	fuzzseed.Add(f, make([]byte, 256), uint32(32), uint8(0)) // a run of zero pairs, longer than the function
+	fuzzseed.Add(f, bytes.Repeat([]byte{0x80}, 8), uint32(16), uint8(1))
+	fuzzseed.Add(f, []byte{2, 4, 2, 0, 3, 4, 0}, uint32(100), uint8(2))
+	f.Fuzz(func(t *testing.T, table []byte, size uint32, quantum uint8) {
+		q := [...]uint32{1, 2, 4}[quantum%3]
+		size %= 1 << 16
+		tab := &Table{hdr: &header{pctab: append([]byte{0}, table...), quantum: q}}
+		const entry = 0x10000
+		end := entry + uint64(size)
+		pairs := 0
+		for it := newPCIter(tab.hdr.pctab, 1, entry, end, q); it.next(); {
+			pairs++
+		}
+		if bound := int(size/q) + 1; pairs > bound {
+			t.Fatalf("%d pairs decoded for a function of %d PCs", pairs, bound)
+		}
+		it := rangeIter{newPCIter(tab.hdr.pctab, 1, entry, end, q)}
+		for pc := uint64(entry); pc < end; pc += uint64(size/256 + 1) {
+			if v, w := tab.pcvalue(1, entry, pc), it.at(pc); v != w {
+				t.Fatalf("pc %#x: pcvalue %d, pcIter %d", pc, v, w)
+			}
+		}
+	})
 }
