@@ -178,13 +178,13 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 		buf, err = r.lookupNest(buf, addr)
 	}
 	if err == nil && len(buf) == 0 {
-		err = notFound
+		err = errNotFound
 	}
 	return buf, err
 }
 
-// notFound is Lookup's error at an address no range covers.
-var notFound = fmt.Errorf("lidia: %w", gosym.ErrPCNotFound)
+// errNotFound is Lookup's error at an address no range covers.
+var errNotFound = fmt.Errorf("lidia: %w", gosym.ErrPCNotFound)
 
 func (r *Reader) vaAt(i int) uint64 {
 	if r.vaW == 4 {
