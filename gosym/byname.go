@@ -22,6 +22,11 @@ type nameIndex struct {
 	keys    []string // the keys of the functions with type arguments
 	mask    uint64
 	err     error
+	// unnamed is the first function whose name cannot be read (no NUL
+	// within maxString bytes, or outside the name table), -1 if none: a
+	// lookup that finds nothing reports its damage, since the name sought
+	// may be that one.
+	unnamed int64
 }
 
 // errNameWork is the message of the error of a name index whose names
@@ -57,10 +62,17 @@ func (t *Table) buildNameIndex(x *nameIndex) {
 	// The bytes of the names read: a sound table's names are its own, or
 	// shared by a few functions of one name.
 	budget := 4*int64(len(t.names.src)) + 1<<20
+	x.unnamed = -1
 	for i := range n {
 		hashes[i] = math.MaxUint64
-		name, ok := t.rawFuncName(i)
+		name, ok, named := t.rawFuncName(i)
 		if !ok {
+			continue
+		}
+		if !named {
+			if x.unnamed < 0 {
+				x.unnamed = int64(i)
+			}
 			continue
 		}
 		if budget -= int64(len(name)); budget < 0 {
@@ -100,14 +112,28 @@ func (t *Table) buildNameIndex(x *nameIndex) {
 }
 
 // rawFuncName returns the name of function i (i < nfunc) from its record
-// as is; ok is false for a functab hole or a record out of range.
-func (t *Table) rawFuncName(i uint64) (string, bool) {
+// as is; ok is false for a functab hole or a record out of range, named
+// false for a name that cannot be read.
+func (t *Table) rawFuncName(i uint64) (name string, ok, named bool) {
 	off, ok := t.funcOffAt(i)
 	funcs, l := t.hdr.funcs, &t.layout
 	if !ok || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(l.fixedSize) {
-		return "", false
+		return "", false, false
 	}
-	return t.names.at(uint64(t.hdr.rd.u32(funcs[off+uint64(l.nameOff):]))), true
+	name, named = t.names.lookup(uint64(t.hdr.rd.u32(funcs[off+uint64(l.nameOff):])))
+	return name, true, named
+}
+
+// notFound returns the error of a lookup by name that found nothing: the
+// damage of the first function whose name cannot be read, if any, else a
+// *nameError.
+func (x *nameIndex) notFound(t *Table, name string) error {
+	if x.unnamed >= 0 {
+		if _, _, err := t.funcAt(uint64(x.unnamed)); err != nil {
+			return err
+		}
+	}
+	return &nameError{name}
 }
 
 // find calls fn for each function whose name without type arguments is
@@ -121,7 +147,7 @@ func (x *nameIndex) find(t *Table, key string, fn func(Function) bool) error {
 		if e.key >= 0 {
 			k = x.keys[e.key]
 		} else {
-			k, _ = t.rawFuncName(uint64(e.fn))
+			k, _, _ = t.rawFuncName(uint64(e.fn))
 		}
 		if k != key {
 			continue
@@ -163,7 +189,7 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 		return Function{}, err
 	}
 	if found.t == nil {
-		return Function{}, &nameError{name}
+		return Function{}, b.notFound(t, name)
 	}
 	return found, nil
 }
@@ -189,14 +215,20 @@ func (t *Table) LookupFunctions(name string) iter.Seq2[Function, error] {
 		}
 		key := WithoutTypeArgs(name)
 		exact := key != name
-		more := true
-		if err := b.find(t, key, func(f Function) bool {
+		more, n := true, 0
+		err = b.find(t, key, func(f Function) bool {
 			if exact && f.Name() != name {
 				return true
 			}
+			n++
 			more = yield(f, nil)
 			return more
-		}); err != nil && more {
+		})
+		if err == nil && n == 0 && b.unnamed >= 0 {
+			// The name sought may be one that cannot be read.
+			_, _, err = t.funcAt(uint64(b.unnamed))
+		}
+		if err != nil && more {
 			yield(Function{}, err)
 		}
 	}
