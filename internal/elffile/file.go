@@ -22,8 +22,10 @@ type File struct {
 	data []byte
 	ef   *elf.File
 
-	tables []*table // the first symbol table of each type (see table)
-	syms   objfile.SymbolMap
+	// The first SHT_SYMTAB and SHT_DYNSYM sections (see table); typ is 0
+	// where there is none.
+	symtab, dynsym table
+	syms           objfile.SymbolMap
 }
 
 // New returns f as an Object. The result is a *File. Its SectionData reads
@@ -49,12 +51,11 @@ func New(f *elf.File) *File {
 		return ff
 	}
 	for _, s := range f.Sections {
-		if (s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM) && ff.table(s.Type) == nil {
-			t := &table{typ: s.Type, sec: s}
+		if t := ff.slot(s.Type); t != nil && t.typ == 0 {
+			t.typ, t.sec = s.Type, s
 			if int(s.Link) < len(f.Sections) {
 				t.strSec = f.Sections[s.Link]
 			}
-			ff.tables = append(ff.tables, t)
 		}
 		// s.FileSize is the raw sh_size; s.Size is the uncompressed size.
 		ff.secs.Headers = append(ff.secs.Headers, sectionHeader(s.Name, s.Type, s.Flags, s.Addr, s.Offset, s.FileSize))

@@ -250,15 +250,15 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 
 	// Remember where the symbol tables are; LookupSymbol reads them.
 	for _, s := range raw {
-		if s.typ != elf.SHT_SYMTAB && s.typ != elf.SHT_DYNSYM || f.table(s.typ) != nil {
+		t := f.slot(s.typ)
+		if t == nil || t.typ != 0 {
 			continue
 		}
-		t := &table{typ: s.typ, off: s.off, size: s.size}
+		t.typ, t.off, t.size = s.typ, s.off, s.size
 		if uint64(s.link) < shnum {
 			str := raw[s.link]
 			t.stroff, t.strlen = str.off, str.size
 		}
-		f.tables = append(f.tables, t)
 	}
 	return nil
 }

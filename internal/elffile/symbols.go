@@ -53,10 +53,20 @@ func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 // like debug/elf, the first section of the type is the table, so that a
 // damaged file with many cannot make each walk read them all.
 func (f *File) table(typ elf.SectionType) *table {
-	for _, t := range f.tables {
-		if t.typ == typ {
-			return t
-		}
+	if t := f.slot(typ); t != nil && t.typ != 0 {
+		return t
+	}
+	return nil
+}
+
+// slot returns where the table of type typ is kept, or nil if typ is not
+// SHT_SYMTAB or SHT_DYNSYM.
+func (f *File) slot(typ elf.SectionType) *table {
+	switch typ {
+	case elf.SHT_SYMTAB:
+		return &f.symtab
+	case elf.SHT_DYNSYM:
+		return &f.dynsym
 	}
 	return nil
 }

@@ -36,12 +36,9 @@ type StringTable struct {
 
 // NewStringTable returns the string table stored in data, which it reads
 // only when a name is asked for, and which must not change meanwhile.
-func NewStringTable(data []byte) *StringTable {
-	return &StringTable{data: data}
+func NewStringTable(data []byte) StringTable {
+	return StringTable{data: data}
 }
-
-// Len returns the size of the table in bytes.
-func (t *StringTable) Len() int { return len(t.data) }
 
 // Name returns the name at offset off: the bytes from off up to the next
 // NUL. ok is false if off is outside the table or no NUL follows it.

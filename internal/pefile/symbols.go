@@ -68,10 +68,10 @@ func (f *File) readSymbols(name string, fn func(objfile.Symbol) bool) error {
 	if err != nil {
 		return err
 	}
-	var strtab *objfile.StringTable
-	if b, err := f.stringTable(); err == nil {
-		strtab = objfile.NewStringTable(b)
-	}
+	// Without a string table (strtab reads as empty), long names are
+	// skipped.
+	b, _ := f.stringTable()
+	strtab := objfile.NewStringTable(b)
 	for len(tab) >= coffSymbolSize {
 		s := tab[:coffSymbolSize]
 		aux := int(s[17]) // NumberOfAuxSymbols
@@ -87,7 +87,7 @@ func (f *File) readSymbols(name string, fn func(objfile.Symbol) bool) error {
 			// A long name: an offset into the string table.
 			off := uint64(le.Uint32(s[4:]))
 			switch {
-			case strtab == nil || off < 4:
+			case off < 4:
 			case name == "":
 				symName, ok = strtab.Name(off)
 			default:
