@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gosym-dev/gosym/internal/elfcore"
-	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/elfcore"
+	"github.com/gosym-dev/gosym/internal/coretest"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/object"

@@ -8,7 +8,7 @@ import (
 	"runtime"
 
 	"github.com/gosym-dev/gosym/gosym"
-	"github.com/gosym-dev/gosym/internal/elfcore"
+	"github.com/gosym-dev/gosym/elfcore"
 	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
 

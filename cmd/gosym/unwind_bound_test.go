@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
-	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/internal/coretest"
 )
 
 // loopingCore returns a core of an amd64 process running the binary of

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
-	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/internal/coretest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 )
 

@@ -1,6 +1,20 @@
 // Package elfcore reads ELF core files, as the Linux kernel, gdb's gcore
 // and qemu-user write them: the memory of the dumped process (its PT_LOAD
-// segments) and the registers of each of its threads (NT_PRSTATUS notes).
+// segments) and the registers of each of its threads (NT_PRSTATUS notes),
+// named per architecture (File.RegNames, File.Reg). A File is the memory a
+// gosym.Table.Unwind reads, and its threads' PC, SP and LR are where an
+// unwind starts:
+//
+//	core, err := elfcore.NewFile(f)
+//	...
+//	for _, th := range core.Threads {
+//		for fr, err := range tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP, LR: th.LR}, core) {
+//			...
+//		}
+//	}
+//
+// Reading is bounded by the file: notes, segments and thread counts are
+// checked against its size before anything is allocated for them.
 package elfcore
 
 import (

@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/gosym-dev/gosym/internal/elfcore/coretest"
+	"github.com/gosym-dev/gosym/internal/coretest"
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
@@ -50,6 +50,12 @@ func TestMiniCore(t *testing.T) {
 	}
 	if th := f.Threads[0]; f.GOARCH() != "386" || th.PC != 0x8049000 || th.SP != 0x9000000 || th.LR != 0 {
 		t.Errorf("386: %q %+v", f.GOARCH(), th)
+	}
+	if v, ok := f.Reg(f.Threads[0], "eip"); !ok || v != 0x8049000 {
+		t.Errorf("386: Reg(eip) = %#x, %v", v, ok)
+	}
+	if _, ok := f.Reg(f.Threads[0], "rip"); ok {
+		t.Error("386: Reg(rip) found")
 	}
 }
 
@@ -166,5 +172,33 @@ func TestBoundedReads(t *testing.T) {
 	}
 	if per := len(data) / len(f.Threads); per < 112+27*8 {
 		t.Errorf("a thread for every %d bytes of the core", per)
+	}
+}
+
+// TestRegNames checks each architecture's names against where the package
+// takes the PC, SP and LR from (layoutOf, from the kernel's headers).
+func TestRegNames(t *testing.T) {
+	for _, c := range []struct {
+		m      elf.Machine
+		pc, sp string
+		lr     string
+	}{
+		{elf.EM_X86_64, "rip", "rsp", ""},
+		{elf.EM_386, "eip", "esp", ""},
+		{elf.EM_AARCH64, "pc", "sp", "x30"},
+		{elf.EM_ARM, "r15", "r13", "r14"},
+		{elf.EM_PPC64, "nip", "r1", "link"},
+		{elf.EM_S390, "psw_addr", "r15", "r14"},
+		{elf.EM_RISCV, "pc", "sp", "ra"},
+		{elf.EM_LOONGARCH, "csr_era", "r3", "r1"},
+	} {
+		lay, ok := layoutOf(c.m, elf.ELFCLASS64)
+		if !ok {
+			t.Fatalf("%v: no layout", c.m)
+		}
+		names := regNames[lay.goarch]
+		if names[lay.pc] != c.pc || names[lay.sp] != c.sp || lay.lr >= 0 && names[lay.lr] != c.lr {
+			t.Errorf("%s: pc %q sp %q lr %q", lay.goarch, names[lay.pc], names[lay.sp], c.lr)
+		}
 	}
 }
