@@ -63,7 +63,7 @@ func repoRoot() (string, error) {
 	if !ok || !filepath.IsAbs(file) {
 		return "", fmt.Errorf("%w: cannot locate the repository", ErrUnavailable)
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", ".."), nil
+	return filepath.Join(filepath.Dir(file), "..", ".."), nil
 }
 
 // Toolchain returns the GOROOT of Go release version ("go1.12.17") from
