@@ -176,8 +176,10 @@ type unwinder struct {
 
 	frame StackFrame // the current frame
 	lr    uint64     // the link register while the frame is the innermost one or under a trap; 0 if unknown
-	// spDelta is the current frame's SP delta at its PC.
+	// spDelta is the current frame's SP delta at its PC, kind its
+	// function's kind.
 	spDelta int32
+	kind    FuncKind
 	// innermost is set for the first frame, whose PC is the thread's own.
 	innermost bool
 	// last is set when the walk ends after the current frame.
@@ -234,8 +236,8 @@ func (u *unwinder) resolve() {
 		u.stop(u.frame, &UnwindError{PC: pc, SP: sp, Msg: "no frame size", Err: err})
 		return
 	}
-	u.spDelta = d
-	u.ok, u.last = true, u.stopsAt(f)
+	u.spDelta, u.kind = d, f.Kind()
+	u.ok, u.last = true, u.stopsAt(f, u.kind)
 }
 
 // next moves to the caller of the current frame.
@@ -276,7 +278,7 @@ func (u *unwinder) next() {
 		return
 	}
 	u.n++
-	trap := f.Kind() == KindTrap
+	trap := u.kind == KindTrap
 	u.frame = StackFrame{PC: ret, SP: fp, exact: trap}
 	u.lr, u.innermost = 0, false
 	if trap && u.arch.usesLR && !u.crossTrap() {
@@ -334,8 +336,7 @@ func (u *unwinder) read(addr uint64) (uint64, error) {
 // stopsAt reports whether the walk ends after f's frame: the runtime's
 // unwinder stops at a TOPFRAME function and at one that writes SP
 // (runtime.cgocallback excepted, which keeps both stacks unwindable).
-func (u *unwinder) stopsAt(f Function) bool {
-	k := f.Kind()
+func (u *unwinder) stopsAt(f Function, k FuncKind) bool {
 	if k == KindTop {
 		return true
 	}
