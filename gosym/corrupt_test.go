@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
+	"github.com/gosym-dev/gosym/internal/objtest"
 
 	"github.com/gosym-dev/gosym/object"
 )
@@ -252,6 +253,7 @@ func TestDamagedTableAllocation(t *testing.T) {
 // (../shared/cases/corrupt-header-*.bin.gz beside the repository), when
 // they are there: at most four times the input.
 func TestSharedDamagedCases(t *testing.T) {
+	objtest.SkipUnlessHeavy(t) // TestDamagedTableAllocation covers the same damage in go test ./...
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under the race detector, so pooled scratch memory is allocated again")
 	}
