@@ -7,8 +7,8 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/elfcore"
+	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/mmapfile"
 )
 

@@ -185,17 +185,6 @@ func Crash(dir string, tg Target, goroot string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(run) == 0 && !hostRuns(exe) {
-		// A kernel without 32-bit support (no IA32 emulation) refuses
-		// linux/386 binaries: run it under qemu-user, which writes the
-		// guest's core.
-		q := map[string]string{"amd64": "qemu-x86_64", "386": "qemu-i386"}[tg.GOARCH]
-		path, err := exec.LookPath(q)
-		if err != nil {
-			return nil, fmt.Errorf("%w: this kernel does not run linux/%s binaries, and %s is not installed (apt-get install qemu-user)", ErrUnavailable, tg.GOARCH, q)
-		}
-		run = []string{path}
-	}
 	for _, old := range globCores(dir) {
 		os.Remove(old)
 	}
@@ -232,17 +221,6 @@ func Crash(dir string, tg Target, goroot string) (*Run, error) {
 	return &Run{Binary: exe, Unstripped: twin, Output: out.String(), Core: cores[0]}, nil
 }
 
-// hostRuns reports whether the kernel runs exe itself: one without 32-bit
-// support (IA32 emulation) refuses linux/386 binaries with ENOEXEC.
-func hostRuns(exe string) bool {
-	cmd := exec.Command(exe)
-	if err := cmd.Start(); err != nil {
-		return !errors.Is(err, syscall.ENOEXEC)
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	return true
-}
 
 func globCores(dir string) []string {
 	a, _ := filepath.Glob(filepath.Join(dir, "core*"))
@@ -277,7 +255,7 @@ func Gcore(dir, goarch string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hostRuns(exe) {
+	if !hostrun.Native(goarch) {
 		return nil, fmt.Errorf("%w: this kernel does not run linux/%s binaries (no IA32 emulation), and gcore cannot dump a qemu-user guest", ErrUnavailable, goarch)
 	}
 	cmd := exec.Command(exe)
