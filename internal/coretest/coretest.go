@@ -221,7 +221,6 @@ func Crash(dir string, tg Target, goroot string) (*Run, error) {
 	return &Run{Binary: exe, Unstripped: twin, Output: out.String(), Core: cores[0]}, nil
 }
 
-
 func globCores(dir string) []string {
 	a, _ := filepath.Glob(filepath.Join(dir, "core*"))
 	b, _ := filepath.Glob(filepath.Join(dir, "qemu_*.core"))
