@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -179,22 +180,48 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 		return Function{}, err
 	}
 	var found Function
-	if err := b.find(t, WithoutTypeArgs(name), func(f Function) bool {
-		if f.Name() == name {
-			found = f
-			return false
+	for n := name; n != ""; n = pointerMethod(n) {
+		if err := b.find(t, WithoutTypeArgs(n), func(f Function) bool {
+			if f.Name() == n {
+				found = f
+				return false
+			}
+			return true
+		}); err != nil {
+			return Function{}, err
 		}
-		return true
-	}); err != nil {
-		return Function{}, err
+		if found.t != nil {
+			return found, nil
+		}
 	}
-	if found.t == nil {
-		return Function{}, b.notFound(t, name)
+	return Function{}, b.notFound(t, name)
+}
+
+// pointerMethod returns, for a name spelled as vulnerability databases
+// spell a method ("sync/atomic.Pointer.Load": the receiver without
+// parentheses and '*'), the name of the same method with a pointer
+// receiver as the binary stores it ("sync/atomic.(*Pointer).Load"); "" for
+// a name of another form.
+func pointerMethod(name string) string {
+	end := packageEnd(name)
+	if end < 0 {
+		return ""
 	}
-	return found, nil
+	rest := name[end+1:]
+	if strings.HasPrefix(rest, "(") {
+		return ""
+	}
+	recv, method := cutPart(rest)
+	if recv == "" || method == "" || recv == "map" || isClosurePart(method) {
+		return ""
+	}
+	return name[:end+1] + "(*" + recv + ")." + method
 }
 
 // LookupFunctions yields every function with the given name, by address.
+// A method may also be named as vulnerability databases name it, without
+// the receiver's parentheses and '*' ("sync/atomic.Pointer.Load" finds
+// "sync/atomic.(*Pointer[go.shape.int]).Load"), as may LookupFunction's.
 // Type arguments may be left out: "main.(*Stack).Pop" also finds
 // "main.(*Stack[go.shape.int]).Pop" and "main.(*Stack[go.shape.string]).Pop";
 // a name that gives them matches only functions with exactly those. It
@@ -213,17 +240,23 @@ func (t *Table) LookupFunctions(name string) iter.Seq2[Function, error] {
 			yield(Function{}, err)
 			return
 		}
-		key := WithoutTypeArgs(name)
-		exact := key != name
 		more, n := true, 0
-		err = b.find(t, key, func(f Function) bool {
-			if exact && f.Name() != name {
-				return true
-			}
-			n++
-			more = yield(f, nil)
-			return more
-		})
+		find := func(name string) error {
+			key := WithoutTypeArgs(name)
+			exact := key != name
+			return b.find(t, key, func(f Function) bool {
+				if exact && f.Name() != name {
+					return true
+				}
+				n++
+				more = yield(f, nil)
+				return more
+			})
+		}
+		err = find(name)
+		if pm := pointerMethod(name); err == nil && n == 0 && pm != "" {
+			err = find(pm) // the vulnerability databases' spelling of a pointer method
+		}
 		if err == nil && n == 0 && b.unnamed >= 0 {
 			// The name sought may be one that cannot be read.
 			_, _, err = t.funcAt(uint64(b.unnamed))

@@ -3,6 +3,7 @@ package gosym
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/alloctest"
@@ -131,4 +132,54 @@ func TestNameIndexLongNames(t *testing.T) {
 		t.Errorf("the name index of %d functions allocates %d bytes, more than %d", bad.NumFunctions(), allocated, limit)
 	}
 	t.Logf("%d functions, names of up to 4 KiB: the index allocates %d bytes", bad.NumFunctions(), allocated)
+}
+
+// TestLookupVulnDBSpelling looks up pointer methods of the test binary as
+// vulnerability databases spell them (SymbolName's form: no parentheses,
+// no '*'): each must find the function SymbolName was made from.
+func TestLookupVulnDBSpelling(t *testing.T) {
+	tab := selfTable(t)
+	checked := 0
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := ParseName(f.Name())
+		if !n.Pointer || n.Package == "" || strings.ContainsAny(f.Name(), "%") || isClosurePart(n.Func) {
+			continue
+		}
+		pkg, sym := SymbolName(f.Name())
+		vuln := pkg + "." + sym
+		// The method itself: f, or the value method f wraps.
+		same := func(g Function) bool {
+			p, s := SymbolName(g.Name())
+			return p == pkg && WithoutTypeArgs(s) == WithoutTypeArgs(sym)
+		}
+		found := false
+		for g, err := range tab.LookupFunctions(vuln) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = found || same(g)
+		}
+		if !found {
+			t.Fatalf("LookupFunctions(%q) does not find %s", vuln, f.Name())
+		}
+		if n.TypeArgs == "" {
+			if g, err := tab.LookupFunction(vuln); err != nil || !same(g) {
+				t.Fatalf("LookupFunction(%q) = %v, %v; want %s", vuln, g.Name(), err, f.Name())
+			}
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Fatalf("only %d pointer methods checked", checked)
+	}
+	if pointerMethod("main.F.func1") != "" || pointerMethod("main.(*T).M") != "" || pointerMethod("main.main") != "" {
+		t.Error("pointerMethod rewrites a name that is no value-receiver spelling")
+	}
+	if got := pointerMethod("sync/atomic.Pointer[go.shape.int].Load"); got != "sync/atomic.(*Pointer[go.shape.int]).Load" {
+		t.Errorf("pointerMethod = %q", got)
+	}
+	t.Logf("%d pointer methods found by their vulnerability-database names", checked)
 }
