@@ -82,9 +82,9 @@ func ExampleParseName() {
 		fmt.Printf("%+v\n", gosym.ParseName(name))
 	}
 	// Output:
-	// {Package:net/http Receiver:Server Pointer:true Func:Serve.func1 TypeArgs:}
-	// {Package:gopkg.in/yaml.v3 Receiver: Pointer:false Func:Unmarshal TypeArgs:}
-	// {Package:main Receiver:Stack Pointer:true Func:Pop TypeArgs:[go.shape.int]}
+	// {Package:net/http Receiver:Server Pointer:true Func:Serve.func1 TypeArgs: Closure:func1}
+	// {Package:gopkg.in/yaml.v3 Receiver: Pointer:false Func:Unmarshal TypeArgs: Closure:}
+	// {Package:main Receiver:Stack Pointer:true Func:Pop TypeArgs:[go.shape.int] Closure:}
 }
 
 func ExampleTable_BuildInfo() {

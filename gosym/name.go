@@ -9,6 +9,10 @@ type Name struct {
 	Pointer  bool   // the receiver is a pointer
 	Func     string // the function or method, with closure suffixes ("Pop", "F.func1", "M-fm")
 	TypeArgs string // the type arguments as stored, brackets included; "" if none
+	// Closure is the closure part of Func: what follows the function a
+	// closure is in ("func1.2" of "F.func1.2", "gowrap1", "func1" of
+	// "glob..func1"); "" for a function that is no closure.
+	Closure string
 }
 
 // ParseName takes apart a function symbol name as the Go toolchains 1.2
@@ -20,7 +24,7 @@ type Name struct {
 //	gopkg.in/yaml%2ev3.(*parser).parse          Package gopkg.in/yaml.v3
 //	main.(*Stack[go.shape.int]).Pop             Receiver Stack, TypeArgs [go.shape.int]
 //	main.(*Box[go.shape.int]).Map[go.shape.string]  (Go 1.27 generic method: both groups in TypeArgs)
-//	main.F.func1.2, main.T.M-fm, main.glob..func1   closures and method values: Func F.func1.2, ...
+//	main.F.func1.2, main.T.M-fm, main.glob..func1   closures and method values: Func F.func1.2, Closure func1.2, ...
 //
 // The package path ends at the first '.' after its last '/', looked for
 // before any type argument (which may hold '/' and '.' themselves); the
@@ -52,6 +56,34 @@ type Name struct {
 // of a generic function, "main.F[go.shape.int].func1", whose Func is
 // "F.func1"). Each of these costs one allocation.
 func ParseName(name string) Name {
+	n := parseName(name)
+	if n.Package != "" {
+		n.Closure = closureOf(n.Func)
+	}
+	return n
+}
+
+// closureOf returns the closure part of a Func: what follows its first
+// part when that is a closure's name ("funcN", "gowrapN", "deferwrapN"),
+// or an empty part ("glob..func1"); not a numbered init function's number.
+func closureOf(fn string) string {
+	head, tail := cutPart(fn)
+	if head == fn {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(tail, "."); ok {
+		return rest // glob..func1
+	}
+	part, _ := cutPart(tail)
+	for _, p := range [...]string{"func", "gowrap", "deferwrap"} {
+		if rest, ok := strings.CutPrefix(part, p); ok && len(rest) > 0 && isDigit(rest[0]) {
+			return tail
+		}
+	}
+	return ""
+}
+
+func parseName(name string) Name {
 	end := packageEnd(name)
 	if end < 0 {
 		return Name{Func: name}
