@@ -5,7 +5,7 @@
 // An amd64 Linux kernel runs 386 programs only when it was built with
 // IA-32 emulation, which some virtual machines leave out: there, execve
 // fails with ENOEXEC ("exec format error"). Native probes that once, with
-// a 90-byte 386 program that only exits, and Command falls back to
+// a 93-byte 386 program that only exits, and Command falls back to
 // qemu-i386 (Debian's qemu-user, which .ci/run installs).
 //
 // qemu-i386 (7.2) runs Go's 386 programs only while no signal arrives on
@@ -27,6 +27,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ErrUnavailable reports a program this machine cannot run: another
@@ -100,12 +101,13 @@ var (
 	ia32     bool
 )
 
-// probeIA32 runs a 386 program that exits at once: the kernel refuses it
-// with ENOEXEC when it cannot run 386 programs. Any other failure (a
-// temporary directory mounted noexec, say) counts as native, so that
-// running the real program reports it.
+// probeIA32 runs a 386 program that exits at once: the kernel runs 386
+// programs only if it exits 0. The kernel refuses one it cannot run with
+// ENOEXEC; the exec can also fail with ETXTBSY while another goroutine's
+// fork holds the just-written file open (go.dev/issue/22315), which is
+// tried again, a bounded number of times. Any other failure counts as
+// "not native": Command then uses qemu-user, or reports ErrUnavailable.
 func probeIA32() {
-	ia32 = true
 	dir, err := os.MkdirTemp("", "hostrun")
 	if err != nil {
 		return
@@ -115,8 +117,14 @@ func probeIA32() {
 	if err := os.WriteFile(exe, exit386(), 0o755); err != nil {
 		return
 	}
-	err = exec.Command(exe).Run()
-	ia32 = !errors.Is(err, syscall.ENOEXEC)
+	for range 20 {
+		err = exec.Command(exe).Run()
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ia32 = err == nil
 }
 
 // exit386 returns a static ELF32 i386 executable whose one instruction
