@@ -12,8 +12,8 @@
 // a thread the runtime made: the runtime's signal handler then fails
 // ("fatal: morestack on gsignal", or a SIGSEGV). Emulated programs run
 // with asynchronous preemption, which sends such signals, turned off (see
-// Env); a program that needs signals of its own (a CPU profile's SIGPROF)
-// cannot run emulated: callers check Native.
+// Env); a program that must take a signal (a CPU profile's SIGPROF, the
+// SIGQUIT of a crash core) cannot run emulated: callers check Native.
 package hostrun
 
 import (
