@@ -254,8 +254,10 @@ func (t *Table) LookupFunctions(name string) iter.Seq2[Function, error] {
 			})
 		}
 		err = find(name)
-		if pm := pointerMethod(name); err == nil && n == 0 && pm != "" {
-			err = find(pm) // the vulnerability databases' spelling of a pointer method
+		if err == nil && n == 0 {
+			if pm := pointerMethod(name); pm != "" {
+				err = find(pm) // the vulnerability databases' spelling of a pointer method
+			}
 		}
 		if err == nil && n == 0 && b.unnamed >= 0 {
 			// The name sought may be one that cannot be read.
