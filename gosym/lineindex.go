@@ -560,3 +560,35 @@ func appendLinePC(buf []LinePC, f Function, call int32, pc uint64) ([]LinePC, er
 	}
 	return append(buf, LinePC{PC: pc, Func: f, Function: name}), nil
 }
+
+// nextLine returns the first line at or after line that has a copy in
+// file id, 0 if none.
+func (x *lineIndex) nextLine(t *Table, id, line uint32) (uint32, error) {
+	fl := x.fileLines(t, id)
+	if fl.err != nil {
+		return 0, fl.err
+	}
+	if !fl.scan {
+		k, _ := slices.BinarySearchFunc(fl.copies, line, func(c lineCopy, line uint32) int { return cmp.Compare(c.line, line) })
+		if k == len(fl.copies) {
+			return 0, nil
+		}
+		return fl.copies[k].line, nil
+	}
+	// The lines are not kept: decode the file's functions.
+	next := uint32(0)
+	budget := x.walkLimit
+	var err error
+	perr := x.postings(t, id, func(f Function) bool {
+		err = x.walkFile(f, id, &budget, func(l uint32, _ int32, _ uint64) {
+			if l >= line && (next == 0 || l < next) {
+				next = l
+			}
+		})
+		return err == nil
+	})
+	if err = cmp.Or(perr, err); err != nil {
+		return 0, err
+	}
+	return next, nil
+}

@@ -272,6 +272,14 @@ func TestLinePCsUnkept(t *testing.T) {
 						t.Errorf("LinePCs(%s, %d): kept %v, %s %v", q.file, q.line, a, v.name, b)
 						return
 					}
+					for _, l := range []uint32{q.line, q.line + 1} {
+						na, erra := kept.NextLine(q.file, l)
+						nb, errb := tab.NextLine(q.file, l)
+						if na != nb || erra != nil || errb != nil {
+							t.Errorf("NextLine(%s, %d): kept %d, %v; %s %d, %v", q.file, l, na, erra, v.name, nb, errb)
+							return
+						}
+					}
 				}
 			}()
 		}

@@ -131,3 +131,40 @@ func (f Function) inlinedName(ix int32) (string, error) {
 func hasPathSuffix(name, suffix string) bool {
 	return len(name) > len(suffix) && name[len(name)-len(suffix)-1] == '/' && strings.HasSuffix(name, suffix)
 }
+
+// NextLine returns the first line at or after line that has code in file,
+// the line a debugger moves a breakpoint to when the one asked for has
+// none (a comment, a declaration, a blank line). file is matched as in
+// LinePCs, and a file the binary lacks gives an error that matches
+// ErrFileNotFound. It returns 0 and a nil error when no line at or after
+// line has code in the file. LinePCs(file, NextLine(file, line)) then
+// gives that line's PCs.
+func (t *Table) NextLine(file string, line uint32) (uint32, error) {
+	if t.closed.Load() {
+		return 0, ErrClosed
+	}
+	x, err := t.lineIndex()
+	if err != nil {
+		return 0, err
+	}
+	found := false
+	next := uint32(0)
+	ids, exact := x.fileIDs(file)
+	for _, id := range ids {
+		if !exact && !hasPathSuffix(x.files[id], file) {
+			continue
+		}
+		found = true
+		l, err := x.nextLine(t, id, line)
+		if err != nil {
+			return 0, err
+		}
+		if l != 0 && (next == 0 || l < next) {
+			next = l
+		}
+	}
+	if !found {
+		return 0, &fileError{file}
+	}
+	return next, nil
+}

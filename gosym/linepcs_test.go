@@ -147,6 +147,7 @@ func compareLinePCs(t *testing.T, tab *Table, d *oracle.DWARF) linePCStats {
 	var buf []LinePC
 	var shown int
 	cp := &copies{tab: tab, lines: map[uint64][]FunctionLine{}}
+	agreed := map[string][]uint32{} // by file, the lines where a DWARF copy matched
 	for k, dcopies := range byLine {
 		var err error
 		buf, err = tab.LinePCs(k.file, uint32(k.line), buf)
@@ -188,6 +189,7 @@ func compareLinePCs(t *testing.T, tab *Table, d *oracle.DWARF) linePCStats {
 				continue
 			}
 			matched[key] = true
+			agreed[k.file] = append(agreed[k.file], uint32(k.line))
 			if c.Stmt != 0 {
 				s.stmt++
 				if pc == c.Stmt {
@@ -197,7 +199,41 @@ func compareLinePCs(t *testing.T, tab *Table, d *oracle.DWARF) linePCStats {
 		}
 		s.extra += len(ours) - len(matched)
 	}
+	checkNextLine(t, tab, agreed)
 	return s
+}
+
+// checkNextLine checks NextLine against the lines DWARF gives code in
+// each file (those where the pclntab agrees): NextLine of such a line is
+// the line itself; of the line after it, if DWARF has no code there, a
+// line up to DWARF's next one (the pclntab may have code DWARF has not)
+// that LinePCs finds PCs for.
+func checkNextLine(t *testing.T, tab *Table, agreed map[string][]uint32) {
+	var buf []LinePC
+	for file, lines := range agreed {
+		slices.Sort(lines)
+		lines = slices.Compact(lines)
+		for i, l := range lines {
+			if n, err := tab.NextLine(file, l); n != l || err != nil {
+				t.Errorf("NextLine(%s, %d) = %d, %v; DWARF has code at %d", file, l, n, err, l)
+				continue
+			}
+			if i+1 < len(lines) && lines[i+1] == l+1 {
+				continue
+			}
+			n, err := tab.NextLine(file, l+1)
+			if err != nil || n != 0 && n <= l || i+1 < len(lines) && (n == 0 || n > lines[i+1]) {
+				t.Errorf("NextLine(%s, %d) = %d, %v; DWARF's next line with code is %d", file, l+1, n, err, lines[min(i+1, len(lines)-1)])
+				continue
+			}
+			if n == 0 {
+				continue
+			}
+			if buf, err = tab.LinePCs(file, n, buf); err != nil || len(buf) == 0 {
+				t.Errorf("NextLine(%s, %d) = %d, where LinePCs gives %d PCs, %v", file, l+1, n, len(buf), err)
+			}
+		}
+	}
 }
 
 func pcsOf(l []LinePC) []string {
@@ -262,10 +298,16 @@ func TestLinePCsUnknownFile(t *testing.T) {
 		if !errors.Is(err, ErrFileNotFound) || !strings.Contains(err.Error(), name) || len(pcs) != 0 {
 			t.Errorf("LinePCs(%q) = %v, %v; want ErrFileNotFound naming the file", name, pcs, err)
 		}
+		if n, err := tab.NextLine(name, 1); !errors.Is(err, ErrFileNotFound) || n != 0 {
+			t.Errorf("NextLine(%q) = %d, %v; want ErrFileNotFound", name, n, err)
+		}
 	}
 	for _, name := range []string{file, file[strings.LastIndexByte(file, '/')+1:]} {
 		if pcs, err := tab.LinePCs(name, 1<<30, nil); err != nil || len(pcs) != 0 {
 			t.Errorf("LinePCs(%q, a line without code) = %v, %v; want nothing", name, pcs, err)
+		}
+		if n, err := tab.NextLine(name, 1<<30); n != 0 || err != nil {
+			t.Errorf("NextLine(%q, after the last line) = %d, %v; want 0, nil", name, n, err)
 		}
 	}
 }
