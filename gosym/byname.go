@@ -134,7 +134,58 @@ func (x *nameIndex) notFound(t *Table, name string) error {
 			return err
 		}
 	}
-	return &nameError{name}
+	into, err := t.inlinedInto(name)
+	if err != nil {
+		return err
+	}
+	return &nameError{name, into}
+}
+
+// inlinedIndex maps the name of every function inlined somewhere to the
+// functab index of the first function it was inlined into. The first
+// LookupFunction that finds no physical function builds it, walking every
+// inline tree once; its size is bounded by the table's.
+type inlinedIndex struct {
+	once sync.Once
+	into map[string]uint32
+	err  error
+}
+
+// inlinedInto returns the name of a function that name's code was inlined
+// into, "" if none.
+func (t *Table) inlinedInto(name string) (string, error) {
+	x := &t.byInlined
+	x.once.Do(func() {
+		x.into = map[string]uint32{}
+		var calls []InlinedCall
+		for f, err := range t.Functions() {
+			if err == nil {
+				calls, err = f.InlinedCalls(calls)
+			}
+			if err != nil {
+				x.err = err
+				return
+			}
+			for _, c := range calls {
+				if _, ok := x.into[c.Name]; !ok {
+					x.into[c.Name] = f.idx
+				}
+			}
+		}
+	})
+	if x.err != nil {
+		return "", x.err
+	}
+	for n := name; n != ""; n = pointerMethod(n) {
+		if i, ok := x.into[n]; ok {
+			f, _, err := t.funcAt(uint64(i))
+			if err != nil {
+				return "", err
+			}
+			return f.Name(), nil
+		}
+	}
+	return "", nil
 }
 
 // find calls fn for each function whose name without type arguments is

@@ -183,3 +183,72 @@ func TestLookupVulnDBSpelling(t *testing.T) {
 	}
 	t.Logf("%d pointer methods found by their vulnerability-database names", checked)
 }
+
+// TestLookupFunctionInlinedOnly checks LookupFunction's error for the
+// names of functions that DWARF records only as inlined subroutines (no
+// concrete subprogram of their own) in every corpus binary with DWARF
+// from Go 1.9 on (the first to record inlining): it matches
+// ErrInlinedOnly and ErrFunctionNotFound, and names a function whose
+// inline tree holds the name. Names DWARF has a subprogram for are found;
+// a name nothing has is not reported as inlined.
+func TestCorpusLookupFunctionInlinedOnly(t *testing.T) {
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
+		if e.HasDWARF && testcorpus.MinorVersion(e.GoVersion) >= 9 {
+			checkInlinedOnly(t, tab, bin)
+		}
+	})
+}
+
+func checkInlinedOnly(t *testing.T, tab *Table, bin []byte) {
+	d, err := oracle.NewDWARF(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	physical := map[string]bool{}
+	for _, f := range d.Functions() {
+		physical[f.Name] = true
+	}
+	inlined := map[string]bool{}
+	var frames []oracle.Frame
+	for _, pc := range d.Boundaries() {
+		frames, _ = d.Frames(pc, frames)
+		for _, fr := range frames[:max(len(frames)-1, 0)] {
+			if !physical[fr.Function] && !strings.ContainsAny(fr.Function, "[") {
+				inlined[fr.Function] = true
+			}
+		}
+	}
+	if len(inlined) == 0 {
+		t.Fatalf("DWARF has no function only inlined")
+	}
+	var calls []InlinedCall
+	for name := range inlined {
+		_, err := tab.LookupFunction(name)
+		if !errors.Is(err, ErrInlinedOnly) || !errors.Is(err, ErrFunctionNotFound) {
+			t.Errorf("LookupFunction(%q) = %v; DWARF has it only inlined", name, err)
+			continue
+		}
+		into := err.Error()[strings.Index(err.Error(), "(into ")+len("(into "):]
+		into = into[:strings.Index(into, ", maybe")]
+		f, err := tab.LookupFunction(into)
+		if err == nil {
+			calls, err = f.InlinedCalls(calls)
+		}
+		if err != nil || !slices.ContainsFunc(calls, func(c InlinedCall) bool { return c.Name == name }) {
+			t.Errorf("LookupFunction(%q): inlined into %q, whose inline tree does not hold it (%v)", name, into, err)
+		}
+	}
+	n := 0
+	for name := range physical {
+		if n++; n > 200 {
+			break
+		}
+		if _, err := tab.LookupFunction(name); errors.Is(err, ErrInlinedOnly) {
+			t.Errorf("LookupFunction(%q) = %v; DWARF has a subprogram for it", name, err)
+		}
+	}
+	if _, err := tab.LookupFunction("main.nosuchfunction"); errors.Is(err, ErrInlinedOnly) || !errors.Is(err, ErrFunctionNotFound) {
+		t.Errorf("LookupFunction of a name nothing has = %v", err)
+	}
+	t.Logf("%d names only inlined", len(inlined))
+}

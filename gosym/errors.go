@@ -31,6 +31,12 @@ var (
 	ErrNoTable = errors.New("no Go symbol table")
 	// ErrFunctionNotFound reports a name that no function has.
 	ErrFunctionNotFound = errors.New("gosym: function not found")
+	// ErrInlinedOnly reports a name that no physical function has but
+	// whose code the compiler inlined into others: LookupFunction's error
+	// matches it and ErrFunctionNotFound. Its calls are in the inline
+	// trees of the functions it was inlined into (Function.InlinedCalls,
+	// Table.Packages).
+	ErrInlinedOnly = errors.New("gosym: function only inlined")
 	// ErrFileNotFound reports a source file name (given to LinePCs) that
 	// no function's code comes from.
 	ErrFileNotFound = errors.New("gosym: file not found")
@@ -101,12 +107,20 @@ func (e *pcError) Error() string {
 func (e *pcError) Is(target error) bool { return target == ErrPCNotFound }
 
 // nameError reports a name that no function has. It matches
-// ErrFunctionNotFound.
-type nameError struct{ name string }
+// ErrFunctionNotFound, and ErrInlinedOnly when into names a function
+// the name's code was inlined into.
+type nameError struct{ name, into string }
 
-func (e *nameError) Error() string { return fmt.Sprintf("gosym: %s: function not found", e.name) }
+func (e *nameError) Error() string {
+	if e.into != "" {
+		return fmt.Sprintf("gosym: %s: no function of its own: only inlined (into %s, maybe others too)", e.name, e.into)
+	}
+	return fmt.Sprintf("gosym: %s: function not found", e.name)
+}
 
-func (e *nameError) Is(target error) bool { return target == ErrFunctionNotFound }
+func (e *nameError) Is(target error) bool {
+	return target == ErrFunctionNotFound || target == ErrInlinedOnly && e.into != ""
+}
 
 // fileError reports a file name that no function's code comes from. It
 // matches ErrFileNotFound.

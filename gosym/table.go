@@ -44,8 +44,9 @@ type Table struct {
 	hasBuildInfo bool   // the binary holds a build-info blob
 	wrapper      wrapperCache
 
-	byName nameIndex // built by the first LookupFunction(s)
-	byLine lineIndex // built by the first LinePCs
+	byName    nameIndex    // built by the first LookupFunction(s)
+	byInlined inlinedIndex // built by the first LookupFunction that finds nothing
+	byLine    lineIndex    // built by the first LinePCs
 
 	lastError atomic.Pointer[FormatError] // see Function.formatError
 
