@@ -94,7 +94,7 @@ func TestWasmHighPC(t *testing.T) {
 	minor := testcorpus.MinorVersion(objtest.ToolchainVersion(t, goroot))
 	for _, goos := range []string{"js", "wasip1"} {
 		t.Run(goos, func(t *testing.T) {
-			tab := checkWasmSelfReport(t, repo, goroot, goos, minor, extra)
+			tab, stripped, report := checkWasmSelfReport(t, repo, goroot, goos, minor, extra)
 			for f, err := range tab.Functions() {
 				if err != nil {
 					t.Fatal(err)
@@ -104,15 +104,41 @@ func TestWasmHighPC(t *testing.T) {
 				}
 				break
 			}
+			if goos != "wasip1" {
+				return
+			}
+			// The module TestWasmHighPCCommitted reads is this
+			// stripped one (the build is reproducible).
+			if os.Getenv(updateWasmHighPC) == "1" {
+				for name, data := range map[string][]byte{wasmHighPCModule: stripped, wasmHighPCReport: report} {
+					if err := os.WriteFile(name, testcorpus.Gzip(data), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			if committed := gunzipFile(t, wasmHighPCModule); !bytes.Equal(committed, stripped) {
+				t.Errorf("%s is not the module the patched toolchain builds: run this test with %s=1", wasmHighPCModule, updateWasmHighPC)
+			}
 		})
 	}
 }
 
+// The stripped wasip1 module of TestWasmHighPC and its self-report,
+// committed for TestWasmHighPCCommitted; TestWasmHighPC writes them when
+// the environment variable updateWasmHighPC is 1.
+const (
+	wasmHighPCModule = "testdata/wasm/gosymtest.go1.27.4-wasmhighpc.wasip1-wasm.stripped.wasm.gz"
+	wasmHighPCReport = "testdata/wasm/gosymtest.go1.27.4-wasmhighpc.wasip1-wasm.selfreport.gz"
+	updateWasmHighPC = "GOSYM_UPDATE_WASMHIGHPC"
+)
+
 // checkWasmSelfReport builds the test program with the toolchain at
 // goroot (release 1.minor) for goos/wasm with the extra files (the
 // self-report), runs it and compares the table with its report, unstripped
-// and stripped (TestWasmSelfReport). It returns the unstripped table.
-func checkWasmSelfReport(t *testing.T, repo, goroot, goos string, minor int, extra map[string][]byte) *Table {
+// and stripped (TestWasmSelfReport). It returns the unstripped table, the
+// stripped module and the report.
+func checkWasmSelfReport(t *testing.T, repo, goroot, goos string, minor int, extra map[string][]byte) (tab *Table, stripped, report []byte) {
 	t.Helper()
 	// -trimpath: the stripped build below, made in another
 	// directory, must name the same files.
@@ -126,7 +152,7 @@ func checkWasmSelfReport(t *testing.T, repo, goroot, goos string, minor int, ext
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := mustTable(t, bin)
+	tab = mustTable(t, bin)
 	if got := tab.GoVersion(); got != rep.GoVersion {
 		t.Errorf("GoVersion = %q, the runtime says %q", got, rep.GoVersion)
 	}
@@ -141,12 +167,12 @@ func checkWasmSelfReport(t *testing.T, repo, goroot, goos string, minor int, ext
 	if err != nil {
 		t.Fatal(err)
 	}
-	stripped := mustTable(t, bin)
-	if got := stripped.GoVersion(); got != rep.GoVersion {
+	st := mustTable(t, bin)
+	if got := st.GoVersion(); got != rep.GoVersion {
 		t.Errorf("stripped: GoVersion = %q, the runtime says %q", got, rep.GoVersion)
 	}
-	t.Logf("%s %s/wasm, stripped: %s", rep.GoVersion, goos, compareSelfReport(t, stripped, rep, minor))
-	return tab
+	t.Logf("%s %s/wasm, stripped: %s", rep.GoVersion, goos, compareSelfReport(t, st, rep, minor))
+	return tab, bin, out
 }
 
 // checkWasmSymbols checks that the name section's symbols (package
