@@ -38,7 +38,9 @@ var wasmHighPC struct {
 func WasmHighPCToolchain(tb testing.TB) string {
 	tb.Helper()
 	base := Toolchain(tb, WasmHighPCBase)
-	wasmHighPC.once.Do(func() { wasmHighPC.root, wasmHighPC.err = patchToolchain(base, wasmHighPCPatch) })
+	wasmHighPC.once.Do(func() {
+		wasmHighPC.root, wasmHighPC.err = patchToolchain(WasmHighPCBase+"-wasmhighpc", base, wasmHighPCPatch)
+	})
 	if wasmHighPC.err != nil {
 		tb.Fatal(wasmHighPC.err)
 	}
@@ -47,14 +49,15 @@ func WasmHighPCToolchain(tb testing.TB) string {
 
 // patchToolchain copies the toolchain at base, applies patch (a unified
 // diff of paths under GOROOT, -p1) and rebuilds cmd/link, and returns the
-// copy's GOROOT. A finished copy is marked by a file "gosym-patched".
-func patchToolchain(base string, patch []byte) (string, error) {
+// copy's GOROOT, named name and the patch's hash. A finished copy is
+// marked by a file "gosym-patched".
+func patchToolchain(name, base string, patch []byte) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
 	sum := sha256.Sum256(patch)
-	root := filepath.Join(cache, "gosym", filepath.Base(base)+"-"+hex.EncodeToString(sum[:6]))
+	root := filepath.Join(cache, "gosym", name+"-"+hex.EncodeToString(sum[:6]))
 	done := filepath.Join(root, "gosym-patched")
 	if _, err := os.Stat(done); err == nil {
 		return root, nil
