@@ -33,11 +33,11 @@ const (
 )
 
 // The first WebAssembly PC, the entry of the module's first function
-// (FORMAT.md, "WebAssembly"): 0x1000<<16 up to Go 1.27; from Go 1.28 1<<63,
-// the bit set in every PC.
+// (FORMAT.md, "WebAssembly"): wasmMinPC up to Go 1.27; from Go 1.28
+// wasmHighBit, the bit set in every PC.
 const (
-	wasmMinPC    = 0x1000 << 16
-	wasmMinPC128 = 1 << 63
+	wasmMinPC   = 0x1000 << 16
+	wasmHighBit = 1 << 63
 )
 
 func moduledataLayoutFor(minor int) moduledataLayout {
@@ -166,7 +166,7 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	// bits, or from Go 1.28 its index shifted left 16 bits with bit 63
 	// set (FORMAT.md, "WebAssembly"): the first one is 0x1000<<16 or
 	// 1<<63. The module's own minpc tells which.
-	wasm := text == 0 && (minpc == wasmMinPC || minpc == wasmMinPC128) && etext < minpc
+	wasm := text == 0 && (minpc == wasmMinPC || minpc == wasmHighBit) && etext < minpc
 	if !(text <= minpc && minpc <= maxpc && (maxpc <= etext || wasm)) {
 		return false
 	}
@@ -197,7 +197,7 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 		// indexes (PC>>16) since Go 1.25, the PCs themselves before;
 		// from Go 1.28 without the 0x1000 and with bit 63 set in
 		// every PC, which the first entry must then give back.
-		t.wasm, t.wasmHigh = true, minpc&wasmMinPC128
+		t.wasm, t.wasmHigh = true, minpc&wasmHighBit
 	}
 	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc {
 		t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh
