@@ -55,7 +55,8 @@
 //     runtime/pprof, and of most profilers, are already call PCs (return
 //     address minus one): look them up as they are.
 //   - WebAssembly (GOARCH=wasm) has no addresses for code: a Go wasm PC is
-//     the function's index plus 0x1000, shifted left 16 bits, with the
+//     the function's index plus 0x1000, shifted left 16 bits (from Go 1.28
+//     the index shifted left 16 bits, with bit 63 set), with the
 //     function's resume point in the low 16 bits (package wasmobj). The
 //     runtime's PCs are of that kind, and the rules above apply to them.
 //

@@ -28,7 +28,7 @@ func (t *Table) textAddr(off uint32) uint64 {
 		}
 	}
 	if t.wasm {
-		return (t.text + o) << 16
+		return (t.text+o)<<16 | t.wasmHigh
 	}
 	return t.text + o
 }
@@ -67,11 +67,17 @@ func (t *Table) findFunc(pc uint64) (uint64, bool) {
 		return 0, false
 	}
 	if (t.hdr.magic == magic118 || t.hdr.magic == magic120) && len(t.textSects) <= 1 {
-		d := pc - t.text
+		base := t.text
+		if t.wasm {
+			// A Go 1.28 module's PCs all have bit 63 set
+			// (FORMAT.md, "WebAssembly"): one without it is no PC.
+			base |= t.wasmHigh
+		}
+		d := pc - base
 		if t.wasm {
 			d >>= 16
 		}
-		if pc < t.text || d > math.MaxUint32 {
+		if pc < base || d > math.MaxUint32 {
 			return 0, false
 		}
 		off := uint32(d)

@@ -12,6 +12,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/alloctest"
 	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"github.com/gosym-dev/gosym/internal/wasmfile"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -22,6 +23,12 @@ var fuzzBases = struct {
 	once sync.Once
 	objs []*memObject
 	pcs  [][]uint64
+
+	// The wasm base (see fuzzWasmWhich), the offsets in its linear
+	// memory of its moduledata and functab, and PCs to look up.
+	wasm             *memObject
+	wasmMD, wasmFtab uint32
+	wasmPCs          []uint64
 }{}
 
 var fuzzBaseNames = []string{
@@ -35,6 +42,14 @@ var fuzzBaseNames = []string{
 	"go1.20.14.linux-amd64",        // 0xfffffff1, go:func.* in .rodata
 	"go1.26.8.linux-amd64",         // 0xfffffff1, moduledata in .go.module (the newest: keep last)
 }
+
+// fuzzWasmWhich is the value of the fuzz targets' which that picks the
+// wasm base instead of one of fuzzBaseNames: the committed Go 1.28-style
+// WebAssembly module (wasmHighPCModule: PCs with bit 63 set), whose
+// pclntab and moduledata are in its linear memory, the section every
+// target damages. Other values pick the corpus bases as they did before
+// it was added.
+const fuzzWasmWhich = 0xff
 
 func loadFuzzBases(t testing.TB) {
 	fuzzBases.once.Do(func() {
@@ -62,6 +77,21 @@ func loadFuzzBases(t testing.TB) {
 			fuzzBases.objs = append(fuzzBases.objs, cloneObject(t, obj))
 			fuzzBases.pcs = append(fuzzBases.pcs, samplePCs(t, tab, 64))
 		}
+		bin, err := testcorpus.Gunzip(wasmHighPCModule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := object.NewBytes(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := NewTable(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fuzzBases.wasm = cloneObject(t, obj)
+		_, fuzzBases.wasmMD, fuzzBases.wasmFtab = wasmHighPCOffsets(t, tab, fuzzBases.wasm)
+		fuzzBases.wasmPCs = samplePCs(t, tab, 64)
 	})
 	if len(fuzzBases.objs) == 0 {
 		t.Fatal("no corpus binaries")
@@ -89,7 +119,13 @@ func damaged(base *memObject, sec int, off uint32, patch []byte, trunc uint32) *
 // damaged in its target section, and the PCs to look up in it; nil if the
 // base has no such section. The targets: the pclntab, the moduledata
 // section, read-only data (funcdata and inline trees before Go 1.26).
+// which fuzzWasmWhich picks the wasm base, whose linear memory (where all
+// three are) every target damages.
 func fuzzInput(which, target uint8, off uint32, patch []byte, trunc uint32) (*memObject, []uint64) {
+	if which == fuzzWasmWhich {
+		base := fuzzBases.wasm
+		return damaged(base, base.section(wasmfile.MemoryName), off, patch, trunc), fuzzBases.wasmPCs
+	}
 	i := int(which) % len(fuzzBases.objs)
 	base := fuzzBases.objs[i]
 	names := [][]string{{".gopclntab"}, {".go.module", ".noptrdata"}, {".rodata"}}
@@ -113,6 +149,19 @@ func FuzzTable(f *testing.F) {
 		fuzzseed.Add(f, uint8(i), uint8(1), uint32(0x58), []byte{1, 2, 3, 4, 5, 6, 7, 8}, uint32(0))
 		fuzzseed.Add(f, uint8(i), uint8(2), uint32(1234), []byte{0x80, 0x80, 0x80}, uint32(0))
 	}
+	// The Go 1.28-style wasm module: minpc and text of either PC rule,
+	// functab entries of the older rule or out of order.
+	w := uint8(fuzzWasmWhich)
+	u64 := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+	u32 := func(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+	fuzzseed.Add(f, w, uint8(0), uint32(0), []byte{}, uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmMD+mdMinPC*8, u64(0), uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmMD+mdMinPC*8, u64(wasmMinPC), uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmMD+mdMaxPC*8, u64(wasmHighBit-1), uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmMD+mdText*8, u64(wasmHighBit), uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmFtab, u32(0x1000), uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmFtab+8, u32(0xffffffff), uint32(0))
+	fuzzseed.Add(f, w, uint8(0), fuzzBases.wasmFtab, []byte{}, fuzzBases.wasmFtab+12)
 	f.Fuzz(func(t *testing.T, which, target uint8, off uint32, patch []byte, trunc uint32) {
 		obj, pcs := fuzzInput(which, target, off, patch, trunc)
 		if obj == nil {

@@ -32,6 +32,14 @@ const (
 	mdEtext       = 23
 )
 
+// The first WebAssembly PC, the entry of the module's first function
+// (FORMAT.md, "WebAssembly"): wasmMinPC up to Go 1.27; from Go 1.28
+// wasmHighBit, the bit set in every PC.
+const (
+	wasmMinPC   = 0x1000 << 16
+	wasmHighBit = 1 << 63
+)
+
 func moduledataLayoutFor(minor int) moduledataLayout {
 	switch {
 	case minor <= 19:
@@ -155,8 +163,10 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	// WebAssembly's PCs are not in the text's address space: the Go
 	// linker leaves text at 0 and etext at 16 bytes per function, and the
 	// entry PC of a function is its index plus 0x1000, shifted left 16
-	// bits (FORMAT.md, "WebAssembly"): the first one is 0x1000<<16.
-	wasm := text == 0 && minpc == 0x1000<<16 && etext < minpc
+	// bits, or from Go 1.28 its index shifted left 16 bits with bit 63
+	// set (FORMAT.md, "WebAssembly"): the first one is 0x1000<<16 or
+	// 1<<63. The module's own minpc tells which.
+	wasm := text == 0 && (minpc == wasmMinPC || minpc == wasmHighBit) && etext < minpc
 	if !(text <= minpc && minpc <= maxpc && (maxpc <= etext || wasm)) {
 		return false
 	}
@@ -180,15 +190,17 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 			ts[i] = textSection{vaddr: rd.ptr(e), end: rd.ptr(e[p:]), base: rd.ptr(e[2*p:])}
 		}
 	}
-	oldText, oldGofunc, oldSects, oldWasm := t.text, t.gofunc, t.textSects, t.wasm
-	t.text, t.gofunc, t.textSects, t.wasm = text, gofunc, ts, false
+	oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh := t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh
+	t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = text, gofunc, ts, false, 0
 	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc && wasm {
 		// The functab of a WebAssembly module holds function
-		// indexes (PC>>16) since Go 1.25, the PCs themselves before.
-		t.wasm = true
+		// indexes (PC>>16) since Go 1.25, the PCs themselves before;
+		// from Go 1.28 without the 0x1000 and with bit 63 set in
+		// every PC, which the first entry must then give back.
+		t.wasm, t.wasmHigh = true, minpc&wasmHighBit
 	}
 	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc {
-		t.text, t.gofunc, t.textSects, t.wasm = oldText, oldGofunc, oldSects, oldWasm
+		t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh
 		return false
 	}
 	t.funcIndex = t.newFuncIndex(w(mdFindfunctab), minpc, maxpc)

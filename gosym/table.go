@@ -30,6 +30,7 @@ type Table struct {
 	text      uint64        // runtime.text: base of 1.18+ entry offsets
 	textSects []textSection // moduledata.textsectmap when text is split
 	wasm      bool          // WebAssembly: 1.18+ entry offsets are PC>>16 (FORMAT.md, "WebAssembly")
+	wasmHigh  uint64        // WebAssembly: bits set in every PC, 1<<63 from Go 1.28, else 0
 	gofunc    uint64        // moduledata.gofunc: base of 1.18+ funcdata offsets
 	funcIndex funcIndex     // moduledata.findfunctab: where a PC lookup starts
 	valid     validFuncs    // functab entries whose records have been checked

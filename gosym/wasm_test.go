@@ -15,6 +15,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // wazero is the WebAssembly runtime the wasip1 modules run under, from the
@@ -62,39 +63,153 @@ func TestWasmSelfReport(t *testing.T) {
 				if minor < 21 {
 					t.Skipf("no wasm_exec.js for Go 1.%d here (see runWasm)", minor)
 				}
-				// -trimpath: the stripped build below, made in another
-				// directory, must name the same files.
-				exe := objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", []string{"-trimpath"}, extra)
-				out := runWasm(t, goroot, goos, exe)
-				rep, err := testcorpus.ParseReport(out)
-				if err != nil {
-					t.Fatalf("self-report: %v\n%.2000s", err, out)
-				}
-				bin, err := os.ReadFile(exe)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tab := mustTable(t, bin)
-				if got := tab.GoVersion(); got != rep.GoVersion {
-					t.Errorf("GoVersion = %q, the runtime says %q", got, rep.GoVersion)
-				}
-				a := compareSelfReport(t, tab, rep, minor)
-				t.Logf("%s %s/wasm: %s", rep.GoVersion, goos, a)
-				checkWasmAllocs(t, tab, rep)
-
-				// The stripped build (-s -w: no name section) has the
-				// same functions at the same PCs: the same report holds.
-				bin, err = os.ReadFile(objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", []string{"-trimpath", "-ldflags=-s -w"}, extra))
-				if err != nil {
-					t.Fatal(err)
-				}
-				stripped := mustTable(t, bin)
-				if got := stripped.GoVersion(); got != rep.GoVersion {
-					t.Errorf("stripped: GoVersion = %q, the runtime says %q", got, rep.GoVersion)
-				}
-				t.Logf("%s %s/wasm, stripped: %s", rep.GoVersion, goos, compareSelfReport(t, stripped, rep, minor))
+				checkWasmSelfReport(t, repo, goroot, goos, minor, extra)
 			})
 		}
+	}
+}
+
+// TestWasmHighPC is TestWasmSelfReport for Go 1.28's WebAssembly PCs,
+// which have bit 63 set and no 0x1000 bias (FORMAT.md, "WebAssembly"),
+// before Go 1.28 ships: the modules are built by a copy of Go 1.27.4
+// whose linker and runtime are patched to that rule
+// (objtest.WasmHighPCToolchain). The js and wasip1 modules must agree with
+// their runtime's CallersFrames at every resume point, unstripped and
+// stripped, and the first function's entry must be 1<<63.
+func TestWasmHighPC(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	if testing.Short() {
+		t.Skip("patches a toolchain, builds and runs WebAssembly modules")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join("testdata", "wasm", "selfreport_wasm.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := map[string][]byte{"args_other.go": nil, "selfreport_wasm.go": report}
+	goroot := objtest.WasmHighPCToolchain(t)
+	minor := testcorpus.MinorVersion(objtest.ToolchainVersion(t, goroot))
+	for _, goos := range []string{"js", "wasip1"} {
+		t.Run(goos, func(t *testing.T) {
+			tab, stripped, report := checkWasmSelfReport(t, repo, goroot, goos, minor, extra)
+			for f, err := range tab.Functions() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Entry() != 1<<63 {
+					t.Errorf("first function %s at %#x, want 1<<63", f.Name(), f.Entry())
+				}
+				break
+			}
+			if goos != "wasip1" {
+				return
+			}
+			// The module TestWasmHighPCCommitted reads is this
+			// stripped one (the build is reproducible).
+			if os.Getenv(updateWasmHighPC) == "1" {
+				for name, data := range map[string][]byte{wasmHighPCModule: stripped, wasmHighPCReport: report} {
+					if err := os.WriteFile(name, testcorpus.Gzip(data), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			if committed := gunzipFile(t, wasmHighPCModule); !bytes.Equal(committed, stripped) {
+				t.Errorf("%s is not the module the patched toolchain builds: run this test with %s=1", wasmHighPCModule, updateWasmHighPC)
+			}
+		})
+	}
+}
+
+// The stripped wasip1 module of TestWasmHighPC and its self-report,
+// committed for TestWasmHighPCCommitted; TestWasmHighPC writes them when
+// the environment variable updateWasmHighPC is 1.
+const (
+	wasmHighPCModule = "testdata/wasm/gosymtest.go1.27.4-wasmhighpc.wasip1-wasm.stripped.wasm.gz"
+	wasmHighPCReport = "testdata/wasm/gosymtest.go1.27.4-wasmhighpc.wasip1-wasm.selfreport.gz"
+	updateWasmHighPC = "GOSYM_UPDATE_WASMHIGHPC"
+)
+
+// checkWasmSelfReport builds the test program with the toolchain at
+// goroot (release 1.minor) for goos/wasm with the extra files (the
+// self-report), runs it and compares the table with its report, unstripped
+// and stripped (TestWasmSelfReport). It returns the unstripped table, the
+// stripped module and the report.
+func checkWasmSelfReport(t *testing.T, repo, goroot, goos string, minor int, extra map[string][]byte) (tab *Table, stripped, report []byte) {
+	t.Helper()
+	// -trimpath: the stripped build below, made in another
+	// directory, must name the same files.
+	exe := objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", []string{"-trimpath"}, extra)
+	out := runWasm(t, goroot, goos, exe)
+	rep, err := testcorpus.ParseReport(out)
+	if err != nil {
+		t.Fatalf("self-report: %v\n%.2000s", err, out)
+	}
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab = mustTable(t, bin)
+	if got := tab.GoVersion(); got != rep.GoVersion {
+		t.Errorf("GoVersion = %q, the runtime says %q", got, rep.GoVersion)
+	}
+	a := compareSelfReport(t, tab, rep, minor)
+	t.Logf("%s %s/wasm: %s", rep.GoVersion, goos, a)
+	checkWasmAllocs(t, tab, rep)
+	checkWasmSymbols(t, tab)
+
+	// The stripped build (-s -w: no name section) has the
+	// same functions at the same PCs: the same report holds.
+	bin, err = os.ReadFile(objtest.BuildGosymtest(t, repo, goroot, goos, "wasm", []string{"-trimpath", "-ldflags=-s -w"}, extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := mustTable(t, bin)
+	if got := st.GoVersion(); got != rep.GoVersion {
+		t.Errorf("stripped: GoVersion = %q, the runtime says %q", got, rep.GoVersion)
+	}
+	t.Logf("%s %s/wasm, stripped: %s", rep.GoVersion, goos, compareSelfReport(t, st, rep, minor))
+	return tab, bin, out
+}
+
+// checkWasmSymbols checks that the name section's symbols (package
+// wasmobj, whose PC rule comes from the element section) are at the
+// entries of the table's functions of the same names (FORMAT.md,
+// "WebAssembly"), for every function whose name the linker keeps as is.
+func checkWasmSymbols(t *testing.T, tab *Table) {
+	t.Helper()
+	sl, ok := tab.Object().(object.SymbolLookup)
+	if !ok {
+		t.Fatal("the wasm object has no LookupSymbol")
+	}
+	n := 0
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := f.Name()
+		if strings.ContainsFunc(name, func(r rune) bool {
+			return !(r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+		}) {
+			continue
+		}
+		s, err := sl.LookupSymbol(name)
+		if err != nil {
+			t.Errorf("LookupSymbol(%q): %v", name, err)
+			continue
+		}
+		if s.Addr != f.Entry() {
+			t.Errorf("LookupSymbol(%q).Addr = %#x, the table's entry %#x", name, s.Addr, f.Entry())
+		}
+		if n++; n == 64 {
+			break
+		}
+	}
+	if n == 0 {
+		t.Error("no function of a plain name")
 	}
 }
 

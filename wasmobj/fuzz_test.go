@@ -12,6 +12,9 @@ func FuzzNewBytes(f *testing.F) {
 	for _, tg := range objtest.Wasm {
 		fuzzseed.Add(f, objtest.Mini(f, objtest.Binary(f, tg)))
 	}
+	// Modules of both PC rules (TestSymbolPCRule).
+	fuzzseed.Add(f, testModule(elementSection(0x41, 0x80, 0x20)))
+	fuzzseed.Add(f, testModule(elementSection(0x41, 0x00)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if obj, err := NewBytes(data); err == nil {
 			objtest.CheckBytes(t, data, obj)

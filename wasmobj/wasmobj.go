@@ -33,7 +33,9 @@
 // A WebAssembly function is not in the linear memory and has no address;
 // the Go toolchain gives it one (cmd/link/internal/wasm): the i-th
 // function the module defines (imports not counted) has PC_F = 0x1000 + i
-// and entry PC PC_F<<16. Inside a function, the low 16 bits, PC_B, number
+// and entry PC PC_F<<16; from Go 1.28, PC_F = i and every PC has bit 63
+// set: entry PC 1<<63 | i<<16 (the element section tells which: see
+// Symbols). Inside a function, the low 16 bits, PC_B, number
 // its resume points (the blocks of its body where execution can continue
 // after a call returns or the goroutine is resumed): 0 at the entry, one
 // more after each call. These PCs are what the pclntab, runtime.Callers,
@@ -45,13 +47,17 @@
 // A PC of a function that a WebAssembly engine reports in its own stack
 // traces (a function index, a byte offset in the code section) is not a
 // Go PC: turn the function index into (0x1000 + index - imported
-// functions)<<16; the resume point cannot be recovered from a byte
-// offset, so only the function (the lookup of its entry PC) is known.
+// functions)<<16, or 1<<63 | (index - imported functions)<<16 for Go
+// 1.28; the resume point cannot be recovered from a byte offset, so only
+// the function (the lookup of its entry PC) is known.
 //
 // # Symbols
 //
 // LookupSymbol finds the module's functions by the names of the "name"
-// custom section, at their entry PCs as above, with Size 0. These are the
+// custom section, at their entry PCs as above, with Size 0. The rule is
+// the one the element section tells: the Go linker's one segment maps
+// table index PC_F to the function, so it starts at 0x1000 up to Go 1.27
+// and at 0 from Go 1.28 (any other section: the older rule). These are the
 // Go names with every character other than a letter, a digit, '_' or '.'
 // replaced by '_' (cmd/link/internal/wasm, writeNameSec): main.main and
 // runtime.main keep their names, internal/abi.Kind.String is

@@ -15,16 +15,24 @@ import (
 // read big-endian; the version, 1, follows in four little-endian bytes.
 const Magic = 0x0061736d
 
-// FuncValueOffset is what the Go linker adds to a function's index among
-// the module's own functions (imports not counted) to make the function's
-// PC_F; its entry PC is PC_F<<16 (cmd/link/internal/wasm).
+// FuncValueOffset is what the Go linker up to Go 1.27 adds to a
+// function's index among the module's own functions (imports not counted)
+// to make the function's PC_F; its entry PC is PC_F<<16
+// (cmd/link/internal/wasm). The call_indirect table's element segment
+// starts at this index.
 const FuncValueOffset = 0x1000
+
+// PCHighBit is set in every PC of a module linked by Go 1.28 or later,
+// whose PC_F is the function's index (no FuncValueOffset): its entry PC is
+// PCHighBit | index<<16. Its element segment starts at index 0.
+const PCHighBit = 1 << 63
 
 // Section ids of the binary format, and their names.
 const (
 	idCustom   = 0
 	idImport   = 2
 	idFunction = 3
+	idElement  = 9
 	idCode     = 10
 	idData     = 11
 )
@@ -62,6 +70,7 @@ type File struct {
 	nimport uint64               // imported functions
 	nfunc   uint64               // functions defined in the module
 	names   []byte               // the "name" section's payload, or nil
+	pc0     uint64               // the entry PC of the first defined function (entryPC)
 
 	memOnce sync.Once
 	mem     []byte // the memory image, built on first use
@@ -90,7 +99,7 @@ func NewBytes(data []byte) (*File, error) {
 	if v := binary.LittleEndian.Uint32(data[4:]); v != 1 {
 		return nil, formatError("binary format version %d, want 1", v)
 	}
-	f := &File{data: data, secs: objfile.SectionTable{Format: "wasm", Data: data}}
+	f := &File{data: data, secs: objfile.SectionTable{Format: "wasm", Data: data}, pc0: FuncValueOffset << 16}
 	r := reader{data: data, off: 8}
 	for r.off < uint64(len(data)) {
 		start := r.off
@@ -129,6 +138,8 @@ func NewBytes(data []byte) (*File, error) {
 		case idFunction:
 			pr := reader{data: payload}
 			f.nfunc, err = pr.uleb(), pr.err
+		case idElement:
+			f.pc0 = entryPC(payload)
 		case idCode:
 			h.Flags = objfile.SectionExec
 		case idData:
@@ -143,6 +154,27 @@ func NewBytes(data []byte) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// entryPC returns the entry PC of the module's first defined function,
+// as the Go linker numbers functions, from the element section's payload:
+// the linker writes one active segment for table 0 that maps the table
+// index PC_F to the function, so its offset is the first function's PC_F:
+// FuncValueOffset up to Go 1.27, 0 from Go 1.28, whose PCs have
+// PCHighBit set. Any other section (a module of another toolchain) gives
+// the older rule.
+func entryPC(payload []byte) uint64 {
+	r := reader{data: payload}
+	if n := r.uleb(); n == 0 || r.err != nil {
+		return FuncValueOffset << 16
+	}
+	if flags := r.uleb(); flags != 0 || r.err != nil {
+		return FuncValueOffset << 16
+	}
+	if off, ok := r.constExpr(); ok && off == 0 {
+		return PCHighBit
+	}
+	return FuncValueOffset << 16
 }
 
 // placeMemory sets the span of the memory image and adds its section.

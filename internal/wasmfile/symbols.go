@@ -11,7 +11,8 @@ import (
 // letters, digits, '_' and '.' replaced by '_'). Its Addr is the function's entry PC in the
 // Go linker's address model, (FuncValueOffset + i)<<16 for the i-th
 // function the module defines (imported functions, which have no Go PC,
-// are left out). Size is 0. Data symbols are not recorded: the Go linker
+// are left out), or PCHighBit | i<<16 in a module of Go 1.28 or later
+// (told by its element section, see entryPC). Size is 0. Data symbols are not recorded: the Go linker
 // writes none. The first few calls search the section; later ones read a
 // map of the symbols, made on the first of them.
 func (f *File) LookupSymbol(name string) (objfile.Symbol, bool, error) {
@@ -49,7 +50,7 @@ func (f *File) eachSymbol(name string, fn func(objfile.Symbol) bool) error {
 			} else if string(b) != name {
 				continue
 			}
-			if !fn(objfile.Symbol{Name: symName, Addr: (FuncValueOffset + idx - f.nimport) << 16, Func: true}) {
+			if !fn(objfile.Symbol{Name: symName, Addr: f.pc0 + (idx-f.nimport)<<16, Func: true}) {
 				return nil
 			}
 		}

@@ -8,8 +8,9 @@ package main
 // into the program (replacing args_other.go) and runs the module under
 // Node.js or wazero. It prints the format of selfreport_linux.go (see
 // testdata/corpus/README.md), over the Go wasm PCs: function i of the
-// module has entry PC (0x1000+i)<<16, and the low 16 bits number its
-// resume points. Function extents come from the runtime: the range ends at
+// module has entry PC (0x1000+i)<<16, or from Go 1.28 1<<63 | i<<16, and
+// the low 16 bits number its resume points. The runtime says which: the
+// first PC is the one of the two where FuncForPC finds a function entry. Function extents come from the runtime: the range ends at
 // the first PC_F without a function, and in each function the resume
 // points are asked about until 64 in a row have no line (no frame, or an
 // innermost frame at line 0). PCs without a line are left out, as in
@@ -93,11 +94,22 @@ func sameFrames(a, b []frame) bool {
 	return true
 }
 
-const funcValueOffset = 0x1000
+// firstPCs are the entry PCs of a module's first function: up to Go 1.27
+// its PC_F is 0x1000 + index, from Go 1.28 it is the index and bit 63 is
+// set in every PC.
+var firstPCs = [...]uint64{0x1000 << 16, 1 << 63}
 
 //go:noinline
 func selfReport() {
-	lo := uint64(funcValueOffset) << 16
+	var lo uint64
+	for _, pc := range firstPCs {
+		if fn := runtime.FuncForPC(uintptr(pc)); fn != nil && uint64(fn.Entry()) == pc {
+			lo = pc
+		}
+	}
+	if lo == 0 {
+		panic("selfreport: no function at either first wasm PC")
+	}
 	hi := lo
 	for {
 		fn := runtime.FuncForPC(uintptr(hi))
