@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/object"
@@ -101,17 +102,21 @@ type builder struct {
 	order endian
 	err   error // a string outgrew the budget or 32-bit offsets
 
-	addrs []uint64 // the entry of every FunctionInfo
-	infos []uint32 // its offset in fis
-	fis   []byte   // the FunctionInfos, each 4-byte aligned
+	addrs  []uint64 // the entry of every FunctionInfo
+	infos  []uint32 // its offset from the first
+	chunks [][]byte // the FunctionInfos, each 4-byte aligned, in chunks
+	nfis   uint64   // their bytes
+	fis    []byte   // the FunctionInfo being built
 
-	strs     []byte            // the string table, NUL-terminated strings
-	strOff   map[string]uint32 // offsets of the strings in strs
-	names    uint64            // bytes of names added
-	maxNames uint64
-	files    []uint32          // the file table: directory and base name offsets
-	fileIdx  map[string]uint32 // index of a path in files
-	empty    uint32            // offset of the second "" (see file); MaxUint32 until made
+	strs      []byte            // the string table, NUL-terminated strings
+	strOff    map[string]uint32 // offsets of the strings in strs
+	strCache  ptrCache
+	names     uint64 // bytes of names added
+	maxNames  uint64
+	files     []uint32          // the file table: directory and base name offsets
+	fileIdx   map[string]uint32 // index of a path in files
+	fileCache ptrCache
+	empty     uint32 // offset of the second "" (see file); MaxUint32 until made
 
 	// Per-function state, reused.
 	lines []gosym.FunctionLine
@@ -138,11 +143,38 @@ type node struct {
 	ranges []pcRange
 }
 
+// ptrCache remembers a number for each of the strings most recently
+// given, by their address: the many lookups of the same name (gosym
+// hands out one string per name and file) skip hashing it. An entry
+// holding s keeps its memory, so the address cannot be reused for
+// another string.
+type ptrCache [1 << 12]struct {
+	s string
+	v uint32
+}
+
+// get returns the number of s, from the cache or from f.
+func (c *ptrCache) get(s string, f func(string) uint32) uint32 {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	e := &c[(p>>3^p>>15^uintptr(len(s)))&uintptr(len(c)-1)]
+	if len(e.s) == len(s) && unsafe.StringData(e.s) == unsafe.StringData(s) {
+		return e.v
+	}
+	v := f(s)
+	e.s, e.v = s, v
+	return v
+}
+
 // str returns the string-table offset of s, adding it if new.
 func (b *builder) str(s string) uint32 {
 	if s == "" {
 		return 0
 	}
+	return b.strCache.get(s, b.strOffset)
+}
+
+// strOffset is str without the cache.
+func (b *builder) strOffset(s string) uint32 {
 	if off, ok := b.strOff[s]; ok {
 		return off
 	}
@@ -173,6 +205,11 @@ func (b *builder) str(s string) uint32 {
 // lookup drops the frame of a call site whose file entry has both
 // offsets 0 (entry 0, "no file"), and rejects a line-table row in file 0.
 func (b *builder) file(path string) uint32 {
+	return b.fileCache.get(path, b.fileIndex)
+}
+
+// fileIndex is file without the cache.
+func (b *builder) fileIndex(path string) uint32 {
 	if i, ok := b.fileIdx[path]; ok {
 		return i
 	}
@@ -257,14 +294,12 @@ func (b *builder) addFunction(f gosym.Function) error {
 	}
 
 	// The FunctionInfo: size, name, line table, inline tree, end.
-	for len(b.fis)%4 != 0 {
-		b.fis = append(b.fis, 0)
-	}
-	b.addrs = append(b.addrs, entry)
-	b.infos = append(b.infos, uint32(len(b.fis)))
-	if uint64(len(b.fis)) > math.MaxUint32 {
+	if b.nfis > math.MaxUint32 {
 		return fmt.Errorf("gsym: function infos over 4 GiB")
 	}
+	b.addrs = append(b.addrs, entry)
+	b.infos = append(b.infos, uint32(b.nfis))
+	b.fis = b.fis[:0]
 	b.u32(uint32(end - entry))
 	b.u32(name)
 	b.u32(infoLines)
@@ -281,7 +316,28 @@ func (b *builder) addFunction(f gosym.Function) error {
 	}
 	b.u32(infoEnd)
 	b.u32(0)
+	for len(b.fis)%4 != 0 {
+		b.fis = append(b.fis, 0)
+	}
+	b.addInfo(b.fis)
 	return b.err
+}
+
+// chunkSize is the size of the chunks FunctionInfos are stored in.
+const chunkSize = 1 << 20
+
+// addInfo appends p to the FunctionInfos.
+func (b *builder) addInfo(p []byte) {
+	b.nfis += uint64(len(p))
+	for len(p) > 0 {
+		if len(b.chunks) == 0 || len(b.chunks[len(b.chunks)-1]) == chunkSize {
+			b.chunks = append(b.chunks, make([]byte, 0, chunkSize))
+		}
+		last := &b.chunks[len(b.chunks)-1]
+		k := min(len(p), chunkSize-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
+	}
 }
 
 // grow returns s resized to n, reusing its memory and its elements'.
@@ -335,6 +391,10 @@ func slebLen(v int64) int {
 	return n
 }
 
+// windowWidths are the widths of the windows of line deltas lineTable
+// tries: narrow windows leave room for larger address deltas.
+var windowWidths = [...]int64{1, 2, 4, 8, 14}
+
 // histSpan bounds the line deltas the choice of special opcodes counts.
 const histSpan = 16
 
@@ -344,7 +404,8 @@ const histSpan = 16
 // [minDelta, maxDelta] of line deltas, else by AdvanceLine and AdvancePC.
 // The window is chosen per function, as the one of the candidates (for
 // each width, the position that covers the most rows) that gives the
-// fewest bytes.
+// fewest bytes. The window of one width that covers the most rows is
+// not always the cheapest, but it is close, and the search is linear.
 func (b *builder) lineTable(entry uint64) {
 	rows := b.rows
 	h := &b.hist
@@ -357,10 +418,7 @@ func (b *builder) lineTable(entry uint64) {
 		}
 	}
 	bestMin, bestMax, bestCost := int64(0), int64(0), math.MaxInt
-	for width := int64(1); width <= 2*histSpan+1; width++ {
-		if width > 1 && len(rows) < 2 {
-			break
-		}
+	for _, width := range windowWidths {
 		lo, sum, best := int64(0), 0, -1
 		for i := int64(0); i < 2*histSpan+1; i++ {
 			sum += h[i]
@@ -373,6 +431,9 @@ func (b *builder) lineTable(entry uint64) {
 		}
 		if c := b.lineCost(entry, lo, lo+width-1); c < bestCost {
 			bestMin, bestMax, bestCost = lo, lo+width-1, c
+		}
+		if len(rows) == 1 {
+			break // [0, 0] fits its only row
 		}
 	}
 	b.sleb(bestMin)
@@ -527,7 +588,7 @@ func (b *builder) writeTo(w io.Writer, uuid []byte) error {
 	fileOff := infoOff + 4*uint64(n)
 	strOff := fileOff + 4 + 4*uint64(len(b.files))
 	fiOff := align(strOff+uint64(len(b.strs)), 4)
-	if fiOff+uint64(len(b.fis)) > math.MaxUint32 {
+	if fiOff+b.nfis > math.MaxUint32 {
 		return fmt.Errorf("gsym: file over 4 GiB")
 	}
 
@@ -566,7 +627,7 @@ func (b *builder) writeTo(w io.Writer, uuid []byte) error {
 		return err
 	}
 	pad := make([]byte, fiOff-strOff-uint64(len(b.strs)))
-	for _, p := range [][]byte{b.strs, pad, b.fis} {
+	for _, p := range append([][]byte{b.strs, pad}, b.chunks...) {
 		if _, err := w.Write(p); err != nil {
 			return err
 		}
