@@ -42,4 +42,3 @@ func BenchmarkLidiaWrite(b *testing.B) {
 		}
 	}
 }
-
