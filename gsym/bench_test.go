@@ -2,18 +2,12 @@ package gsym
 
 import (
 	"io"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/lidia"
 )
 
-func toolBinary(tb testing.TB, name string) string {
-	tb.Helper()
-	return filepath.Join(runtime.GOROOT(), "bin", name)
-}
 
 func BenchmarkWrite(b *testing.B) {
 	tab, err := gosym.Open(toolBinary(b, "go"))

@@ -153,8 +153,12 @@ type ptrCache [1 << 12]struct {
 	v uint32
 }
 
-// get returns the number of s, from the cache or from f.
+// get returns the number of s, from the cache or from f. The empty
+// string is not cached: it has no address of its own.
 func (c *ptrCache) get(s string, f func(string) uint32) uint32 {
+	if s == "" {
+		return f(s)
+	}
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	e := &c[(p>>3^p>>15^uintptr(len(s)))&uintptr(len(c)-1)]
 	if len(e.s) == len(s) && unsafe.StringData(e.s) == unsafe.StringData(s) {
