@@ -8,7 +8,6 @@ import (
 	"github.com/gosym-dev/gosym/lidia"
 )
 
-
 func BenchmarkWrite(b *testing.B) {
 	tab, err := gosym.Open(toolBinary(b, "go"))
 	if err != nil {

@@ -267,7 +267,7 @@ func enc(vals ...any) []byte {
 func smallFile(o endian) []byte {
 	// Files: 1 dir/f.go, 2 dir/g.go, 3 h.go.
 	lines := enc(int64(-2), int64(5), 10, // min delta, max delta, first line
-		byte(opFirstSpec+2),         // 0x1000 line 10
+		byte(opFirstSpec+2),                                                         // 0x1000 line 10
 		byte(opSetFile), 2, byte(opAdvanceLine), int64(10), byte(opAdvancePC), 0x10, // 0x1010 g.go:20
 		byte(opSetFile), 3, byte(opAdvanceLine), int64(10), byte(opAdvancePC), 0x8, // 0x1018 h.go:30
 		byte(opSetFile), 1, byte(opAdvanceLine), int64(-18), byte(opAdvancePC), 0x10, // 0x1028 f.go:12
