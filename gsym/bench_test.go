@@ -1,37 +1,124 @@
 package gsym
 
 import (
+	"bytes"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/lidia"
 )
 
+// The benchmarks run side by side (BENCHMARKS.md, "GSYM"):
+//
+//	go test ./gsym -run '^$' -bench . -benchmem -count 5
+//
+// Write and lidia.Write export the go binary of the installed toolchain;
+// Lookup and LidiaLookup look up the same PCs of it in the two files;
+// Size writes the test binary (which has DWARF) and has
+// llvm-gsymutil-14 --convert it, reporting both files' bytes.
+
 func BenchmarkWrite(b *testing.B) {
-	tab, err := gosym.Open(toolBinary(b, "go"))
-	if err != nil {
-		b.Skip(err)
-	}
-	defer tab.Close()
+	tab := openTable(b, toolBinary(b, "go"))
 	b.ReportAllocs()
+	var n countWriter
 	for b.Loop() {
-		if err := Write(io.Discard, tab); err != nil {
+		n = 0
+		if err := Write(&n, tab); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(n), "bytes")
 }
 
 func BenchmarkLidiaWrite(b *testing.B) {
-	tab, err := gosym.Open(toolBinary(b, "go"))
-	if err != nil {
-		b.Skip(err)
-	}
-	defer tab.Close()
+	tab := openTable(b, toolBinary(b, "go"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := lidia.Write(io.Discard, tab); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// lookupPCs returns the go binary's Table and about 10,000 of its PCs.
+func lookupPCs(b *testing.B) (*gosym.Table, []uint64) {
+	tab := openTable(b, toolBinary(b, "go"))
+	return tab, samplePCs(functions(b, tab), 10000)
+}
+
+func BenchmarkLookup(b *testing.B) {
+	tab, pcs := lookupPCs(b)
+	r := newReader(b, writeBytes(b, tab))
+	buf := make([]gosym.Location, 0, 64)
+	for _, pc := range pcs {
+		buf, _ = r.Lookup(pc, buf) // warm: the files' paths
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		buf, _ = r.Lookup(pcs[i], buf)
+		if i++; i == len(pcs) {
+			i = 0
+		}
+	}
+}
+
+func BenchmarkLidiaLookup(b *testing.B) {
+	tab, pcs := lookupPCs(b)
+	var data bytes.Buffer
+	if err := lidia.Write(&data, tab); err != nil {
+		b.Fatal(err)
+	}
+	r, err := lidia.NewReader(data.Bytes())
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]gosym.Location, 0, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		buf, _ = r.Lookup(pcs[i], buf)
+		if i++; i == len(pcs) {
+			i = 0
+		}
+	}
+}
+
+// BenchmarkSize reports the size of the GSYM file of the test binary
+// (which has DWARF) written by Write and by llvm-gsymutil-14 --convert.
+// The contents differ where TestLLVMConvertDWARF counts differences: ours
+// has the padding after each function and the lines and inlined calls of
+// compiler-generated wrappers, which Go's DWARF lacks; llvm's has the
+// symbol table's functions outside the pclntab.
+func BenchmarkSize(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Skip(err)
+	}
+	tool, err := exec.LookPath(gsymutilName)
+	if err != nil {
+		b.Skipf("%s is missing", gsymutilName)
+	}
+	tab := openTable(b, exe)
+	ours := writeBytes(b, tab)
+	out := filepath.Join(b.TempDir(), "llvm.gsym")
+	if msg, err := exec.Command(tool, "--convert", exe, "--out-file", out, "--quiet").CombinedOutput(); err != nil {
+		b.Fatalf("%s --convert: %v\n%s", tool, err, msg)
+	}
+	theirs, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+	}
+	b.ReportMetric(float64(len(ours)), "bytes-ours")
+	b.ReportMetric(float64(len(theirs)), "bytes-llvm")
+	b.ReportMetric(float64(newReader(b, ours).NumAddresses()), "funcs-ours")
+	b.ReportMetric(float64(newReader(b, theirs).NumAddresses()), "funcs-llvm")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -29,7 +30,9 @@ type Reader struct {
 	n        int    // number of addresses
 	addrSize int    // 1, 2, 4 or 8
 	addrs    []byte // address offsets from base, sorted
-	infos    []byte // the offset in data of each FunctionInfo, 4 bytes each
+	addrOnce sync.Once
+	addrTab  []uint64 // the addresses, decoded on first use
+	infos    []byte   // the offset in data of each FunctionInfo, 4 bytes each
 	nfiles   int
 	files    []byte // directory and base name offsets, 8 bytes per file
 	strs     []byte // the string table, copied to the heap
@@ -37,7 +40,10 @@ type Reader struct {
 
 	// paths[i] is the path of file i, joined from its directory and base
 	// name on first use (most files have both).
-	paths     []atomic.Pointer[string]
+	paths []atomic.Pointer[string]
+	// idx[i] is the index of FunctionInfo i, made on its first lookup
+	// (index.go).
+	idx       []atomic.Pointer[funcIndex]
 	pathBytes atomic.Int64 // bytes of the paths remembered, or tried
 
 	closed atomic.Bool
@@ -120,6 +126,7 @@ func NewReader(data []byte) (*Reader, error) {
 	r.strs = bytes.Clone(data[so : so+ss])
 	r.n, r.nfiles = int(n), int(nf)
 	r.paths = make([]atomic.Pointer[string], nf)
+	r.idx = make([]atomic.Pointer[funcIndex], n)
 	return r, nil
 }
 
@@ -141,6 +148,18 @@ func (r *Reader) NumAddresses() int { return r.n }
 // UUID returns the file's UUID (for files written by Write, the binary's
 // GNU build ID), or nil.
 func (r *Reader) UUID() []byte { return r.uuid }
+
+// addresses returns the address table decoded, decoding it on first use.
+func (r *Reader) addresses() []uint64 {
+	r.addrOnce.Do(func() {
+		a := make([]uint64, r.n)
+		for i := range a {
+			a[i] = r.addr(i)
+		}
+		r.addrTab = a
+	})
+	return r.addrTab
+}
 
 // addr returns address i.
 func (r *Reader) addr(i int) uint64 {
@@ -179,10 +198,11 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 	}
 	// The last address at or below addr, and the first with the same
 	// value; then the first of those whose size covers addr (size 0: any).
+	addrs := r.addresses()
 	lo, hi := 0, r.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if r.addr(m) <= addr {
+		if addrs[m] <= addr {
 			lo = m + 1
 		} else {
 			hi = m
@@ -202,7 +222,12 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 			return buf, err
 		}
 		if size := uint64(r.o.Uint32(fi)); size == 0 || addr-start < size {
-			return r.lookupInfo(buf, fi, start, addr)
+			if x := r.index(i, fi, start); x != noIndex {
+				if out, ok := r.lookupIndexed(x, buf, addr); ok {
+					return out, nil
+				}
+			}
+			return r.lookupInfo(buf[:0], fi, start, addr)
 		}
 	}
 	return buf, errNotFound

@@ -230,3 +230,59 @@ func TestOpen(t *testing.T) {
 		t.Error("Open of a directory succeeded")
 	}
 }
+
+// TestIndexMatchesInPlace checks that the index made on a function's
+// first lookup answers as the reading in place does, at every address of
+// synthetic functions whose trees take each path: children sorted and
+// disjoint, children that overlap (scanned in order: the first covering
+// one wins), a child that covers nothing, call file 0 (no frame), rows
+// that go backward (no index).
+func TestIndexMatchesInPlace(t *testing.T) {
+	lines := enc(int64(0), int64(2), 5, byte(opFirstSpec), byte(opSetFile), 2, byte(opFirstSpec+1+3*0x10), byte(opEnd))
+	backward := enc(int64(0), int64(0), 5, byte(opAdvancePC), 8, byte(opAdvancePC), uint64(0xffffffffffffff00), byte(opEnd))
+	var o endian = binary.LittleEndian
+	u32 := func(v uint32) []byte { return o.AppendUint32(nil, v) }
+	trees := map[string][]byte{
+		"disjoint": enc(1, 0, 0x40, byte(1), u32(1), 0, 0,
+			2, 0x10, 4, 0x20, 4, byte(0), u32(1), 1, 7,
+			1, 0x14, 8, byte(1), u32(1), 2, 8,
+			1, 2, 2, byte(0), u32(1), 1, 9, 0,
+			0),
+		"overlapping": enc(1, 0, 0x40, byte(1), u32(1), 0, 0,
+			1, 0x10, 0x10, byte(0), u32(1), 1, 7,
+			1, 0x8, 0x20, byte(0), u32(1), 2, 8,
+			1, 0x30, 0, byte(0), u32(1), 1, 3,
+			0),
+		"call file 0": enc(1, 0, 0x40, byte(1), u32(1), 0, 0,
+			1, 0x10, 0x10, byte(1), u32(1), 0, 7,
+			1, 0, 4, byte(0), u32(1), 2, 9, 0,
+			0),
+	}
+	for name, tree := range trees {
+		for _, lt := range [][]byte{lines, backward} {
+			isBackward := &lt[0] == &backward[0]
+			data, _ := synth(o, []synthFunc{{addr: 0x1000, size: 0x40, name: "f", lines: lt, inline: tree}}, [][2]string{{"d", "a.go"}, {"", "b.go"}})
+			r := newReader(t, data)
+			fi, err := r.info(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := r.makeIndex(fi, 0x1000)
+			if isBackward && x != nil {
+				t.Errorf("%s: rows going backward got an index", name)
+			}
+			for a := uint64(0x1000); a < 0x1040; a++ {
+				want, werr := r.lookupInfo(nil, fi, 0x1000, a)
+				got, err := r.Lookup(a, nil)
+				if (err != nil) != (werr != nil) || !sameFrames(got, want) {
+					t.Errorf("%s: %#x: Lookup %v, %v; in place %v, %v", name, a, got, err, want, werr)
+				}
+				if x != nil {
+					if got, ok := r.lookupIndexed(x, nil, a); ok != (werr == nil) || ok && !sameFrames(got, want) {
+						t.Errorf("%s: %#x: index %v, %v; in place %v, %v", name, a, got, ok, want, werr)
+					}
+				}
+			}
+		}
+	}
+}
