@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/lidia"
 )
 
@@ -90,35 +91,58 @@ func BenchmarkLidiaLookup(b *testing.B) {
 	}
 }
 
-// BenchmarkSize reports the size of the GSYM file of the test binary
-// (which has DWARF) written by Write and by llvm-gsymutil-14 --convert.
-// The contents differ where TestLLVMConvertDWARF counts differences: ours
-// has the padding after each function and the lines and inlined calls of
-// compiler-generated wrappers, which Go's DWARF lacks; llvm's has the
-// symbol table's functions outside the pclntab.
+// BenchmarkSize reports the size of the GSYM files written by Write and
+// by llvm-gsymutil-14 --convert for two binaries with DWARF: the corpus's
+// go1.26.8.linux-amd64 and the gosym command built by the installed
+// toolchain. The contents differ where TestLLVMConvertDWARF counts
+// differences: ours has the padding after each function and the lines
+// and inlined calls of compiler-generated wrappers, which Go's DWARF
+// lacks; llvm's has the symbol table's functions outside the pclntab.
 func BenchmarkSize(b *testing.B) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Skip(err)
-	}
 	tool, err := exec.LookPath(gsymutilName)
 	if err != nil {
 		b.Skipf("%s is missing", gsymutilName)
 	}
-	tab := openTable(b, exe)
-	ours := writeBytes(b, tab)
-	out := filepath.Join(b.TempDir(), "llvm.gsym")
-	if msg, err := exec.Command(tool, "--convert", exe, "--out-file", out, "--quiet").CombinedOutput(); err != nil {
-		b.Fatalf("%s --convert: %v\n%s", tool, err, msg)
-	}
-	theirs, err := os.ReadFile(out)
+	dir := b.TempDir()
+	bins := map[string]string{}
+	entries, err := testcorpus.Entries()
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
+	for _, e := range entries {
+		if e.Name == "go1.26.8.linux-amd64" {
+			data, err := e.Binary()
+			if err != nil {
+				b.Fatal(err)
+			}
+			bins["corpus"] = filepath.Join(dir, e.Name)
+			if err := os.WriteFile(bins["corpus"], data, 0o666); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
-	b.ReportMetric(float64(len(ours)), "bytes-ours")
-	b.ReportMetric(float64(len(theirs)), "bytes-llvm")
-	b.ReportMetric(float64(newReader(b, ours).NumAddresses()), "funcs-ours")
-	b.ReportMetric(float64(newReader(b, theirs).NumAddresses()), "funcs-llvm")
+	bins["gosym"] = filepath.Join(dir, "gosym")
+	if msg, err := exec.Command("go", "build", "-o", bins["gosym"], "github.com/gosym-dev/gosym/cmd/gosym").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, msg)
+	}
+	for _, name := range []string{"corpus", "gosym"} {
+		b.Run(name, func(b *testing.B) {
+			bin := bins[name]
+			ours := writeBytes(b, openTable(b, bin))
+			out := bin + ".llvm.gsym"
+			if msg, err := exec.Command(tool, "--convert", bin, "--out-file", out, "--quiet").CombinedOutput(); err != nil {
+				b.Fatalf("%s --convert: %v\n%s", tool, err, msg)
+			}
+			theirs, err := os.ReadFile(out)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(len(ours)), "bytes-ours")
+			b.ReportMetric(float64(len(theirs)), "bytes-llvm")
+			b.ReportMetric(float64(newReader(b, ours).NumAddresses()), "funcs-ours")
+			b.ReportMetric(float64(newReader(b, theirs).NumAddresses()), "funcs-llvm")
+		})
+	}
 }

@@ -243,6 +243,9 @@ parse:
 			if n.call, err = r.path(uint32(callFile)); err != nil {
 				return false
 			}
+			if n.call == "" {
+				n.callLine = 0 // no file, no line
+			}
 		}
 		id := int32(len(x.nodes))
 		x.nodes = append(x.nodes, n)
@@ -377,7 +380,11 @@ func (r *Reader) lookupIndexed(x *funcIndex, buf []gosym.Location, addr uint64) 
 			}
 		}
 	}
-	buf = append(buf, gosym.Location{Function: caller, File: path, Line: rw.line})
+	line := rw.line
+	if path == "" {
+		line = 0 // no file, no line
+	}
+	buf = append(buf, gosym.Location{Function: caller, File: path, Line: line})
 	for i, k := 0, len(buf)-1; i < k; i, k = i+1, k-1 {
 		buf[i], buf[k] = buf[k], buf[i]
 	}

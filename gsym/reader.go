@@ -287,6 +287,9 @@ func (r *Reader) lookupInfo(buf []gosym.Location, fi []byte, start, addr uint64)
 	if err != nil {
 		return buf, corrupt("function %s at %#x: %v", fname, start, err)
 	}
+	if path == "" {
+		line = 0 // no file, no line: llvm-gsymutil shows none
+	}
 	if inlineData == nil {
 		return append(buf, gosym.Location{Function: fname, File: path, Line: line}), nil
 	}
@@ -495,7 +498,11 @@ func (r *Reader) inlineStack(buf []gosym.Location, p []byte, start, addr uint64,
 			if len(buf) >= maxDepth {
 				return buf, corrupt("inline tree deeper than %d", maxDepth)
 			}
-			buf = append(buf, gosym.Location{Function: caller, File: path, Line: uint32(callLine)})
+			line := uint32(callLine)
+			if path == "" {
+				line = 0 // no file, no line, as for the innermost frame
+			}
+			buf = append(buf, gosym.Location{Function: caller, File: path, Line: line})
 			caller = r.str(name)
 		}
 		if !children {

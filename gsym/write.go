@@ -119,14 +119,15 @@ type builder struct {
 	empty     uint32 // offset of the second "" (see file); MaxUint32 until made
 
 	// Per-function state, reused.
-	lines []gosym.FunctionLine
-	calls []gosym.InlinedCall
-	rows  []row
-	nodes []node
-	child []int32 // child[c]: the first child of node c; last slot: of the root
-	next  []int32 // next[c]: the next sibling of node c
-	stack []int32
-	hist  [2*histSpan + 1]int
+	lines  []gosym.FunctionLine
+	calls  []gosym.InlinedCall
+	rows   []row
+	deltas []delta
+	nodes  []node
+	child  []int32 // child[c]: the first child of node c; last slot: of the root
+	next   []int32 // next[c]: the next sibling of node c
+	stack  []int32
+	hist   [2*histSpan + 1]int
 }
 
 // row is a line table row: from addr on, file and line.
@@ -265,13 +266,20 @@ func (b *builder) addFunction(f gosym.Function) error {
 	}
 
 	// The line table: the innermost file and line, a row where they change.
+	// A row without a file keeps the line before it: a frame without a
+	// file has no line (Reader reports 0, llvm-gsymutil shows none), and
+	// line 0 would cost bytes to go to and come back from.
 	b.rows = b.rows[:0]
 	for _, l := range lines {
-		file := b.file(l.File)
-		if n := len(b.rows); n > 0 && b.rows[n-1].file == file && b.rows[n-1].line == l.Line {
+		file, line := b.file(l.File), l.Line
+		n := len(b.rows)
+		if l.File == "" && n > 0 {
+			line = b.rows[n-1].line
+		}
+		if n > 0 && b.rows[n-1].file == file && b.rows[n-1].line == line {
 			continue
 		}
-		b.rows = append(b.rows, row{l.PCLo, file, l.Line})
+		b.rows = append(b.rows, row{l.PCLo, file, line})
 	}
 
 	// The inline tree: each inlined call covers the ranges of its own
@@ -397,7 +405,7 @@ func slebLen(v int64) int {
 
 // windowWidths are the widths of the windows of line deltas lineTable
 // tries: narrow windows leave room for larger address deltas.
-var windowWidths = [...]int64{1, 2, 4, 8, 14}
+var windowWidths = [...]int64{1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24}
 
 // histSpan bounds the line deltas the choice of special opcodes counts.
 const histSpan = 16
@@ -412,6 +420,17 @@ const histSpan = 16
 // not always the cheapest, but it is close, and the search is linear.
 func (b *builder) lineTable(entry uint64) {
 	rows := b.rows
+	b.deltas = b.deltas[:0]
+	prev := row{entry, 1, rows[0].line}
+	for _, r := range rows {
+		d := delta{dl: int64(r.line) - int64(prev.line), da: r.addr - prev.addr}
+		d.plain = 1 + ulebLen(d.da)
+		if d.dl != 0 {
+			d.plain += 1 + slebLen(d.dl)
+		}
+		b.deltas = append(b.deltas, d)
+		prev = r
+	}
 	h := &b.hist
 	clear(h[:])
 	h[histSpan]++ // the first row: line delta 0 from the entry
@@ -433,7 +452,7 @@ func (b *builder) lineTable(entry uint64) {
 				best, lo = sum, i-width+1-histSpan
 			}
 		}
-		if c := b.lineCost(entry, lo, lo+width-1); c < bestCost {
+		if c := b.lineCost(lo, lo+width-1); c < bestCost {
 			bestMin, bestMax, bestCost = lo, lo+width-1, c
 		}
 		if len(rows) == 1 {
@@ -443,7 +462,7 @@ func (b *builder) lineTable(entry uint64) {
 	b.sleb(bestMin)
 	b.sleb(bestMax)
 	b.uleb(uint64(rows[0].line))
-	prev := row{entry, 1, rows[0].line}
+	prev = row{entry, 1, rows[0].line}
 	for _, r := range rows {
 		if r.file != prev.file {
 			b.fis = append(b.fis, opSetFile)
@@ -465,22 +484,26 @@ func (b *builder) lineTable(entry uint64) {
 	b.fis = append(b.fis, opEnd)
 }
 
-// lineCost returns the bytes of the line table of b.rows with the window
-// [lo, hi], file changes left out (they cost the same in every window).
-func (b *builder) lineCost(entry uint64, lo, hi int64) int {
+// delta is a row's line and address deltas from the row before, and
+// the bytes it takes without a special opcode.
+type delta struct {
+	dl    int64
+	da    uint64
+	plain int
+}
+
+// lineCost returns the bytes of the line table of b.deltas with the
+// window [lo, hi], file changes left out (they cost the same in every
+// window).
+func (b *builder) lineCost(lo, hi int64) int {
 	n := slebLen(lo) + slebLen(hi)
-	prev := row{entry, 1, b.rows[0].line}
-	for _, r := range b.rows {
-		dl, da := int64(r.line)-int64(prev.line), r.addr-prev.addr
-		if _, ok := special(lo, hi, dl, da); ok {
+	width := hi - lo + 1
+	for _, d := range b.deltas {
+		if d.dl >= lo && d.dl <= hi && d.da <= 255 && d.dl-lo+int64(d.da)*width <= 255-opFirstSpec {
 			n++
 		} else {
-			if dl != 0 {
-				n += 1 + slebLen(dl)
-			}
-			n += 1 + ulebLen(da)
+			n += d.plain
 		}
-		prev = r
 	}
 	return n
 }
