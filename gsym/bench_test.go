@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
@@ -22,27 +23,39 @@ import (
 // Size writes the test binary (which has DWARF) and has
 // llvm-gsymutil-14 --convert it, reporting both files' bytes.
 
+// reportCPU reports the process's CPU time per operation since start
+// (GC included): less sensitive than wall time to a loaded machine.
+func reportCPU(b *testing.B, start time.Duration) {
+	if d := cpuTime() - start; d > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
 func BenchmarkWrite(b *testing.B) {
 	tab := openTable(b, toolBinary(b, "go"))
 	b.ReportAllocs()
 	var n countWriter
+	start := cpuTime()
 	for b.Loop() {
 		n = 0
 		if err := Write(&n, tab); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 	b.ReportMetric(float64(n), "bytes")
 }
 
 func BenchmarkLidiaWrite(b *testing.B) {
 	tab := openTable(b, toolBinary(b, "go"))
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		if err := lidia.Write(io.Discard, tab); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // lookupPCs returns the go binary's Table and about 10,000 of its PCs.
@@ -59,7 +72,7 @@ func BenchmarkLookup(b *testing.B) {
 		buf, _ = r.Lookup(pc, buf) // warm: the files' paths
 	}
 	b.ReportAllocs()
-	b.ResetTimer()
+	start := cpuTime()
 	i := 0
 	for b.Loop() {
 		buf, _ = r.Lookup(pcs[i], buf)
@@ -67,6 +80,7 @@ func BenchmarkLookup(b *testing.B) {
 			i = 0
 		}
 	}
+	reportCPU(b, start)
 }
 
 func BenchmarkLidiaLookup(b *testing.B) {
@@ -81,7 +95,7 @@ func BenchmarkLidiaLookup(b *testing.B) {
 	}
 	buf := make([]gosym.Location, 0, 64)
 	b.ReportAllocs()
-	b.ResetTimer()
+	start := cpuTime()
 	i := 0
 	for b.Loop() {
 		buf, _ = r.Lookup(pcs[i], buf)
@@ -89,6 +103,7 @@ func BenchmarkLidiaLookup(b *testing.B) {
 			i = 0
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkSize reports the size of the GSYM files written by Write and
