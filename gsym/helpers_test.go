@@ -5,8 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
@@ -14,19 +15,23 @@ import (
 	"github.com/gosym-dev/gosym/object"
 )
 
-// toolBinary returns the path of a binary of the installed toolchain.
+// toolBinary returns the path of a binary of the installed toolchain
+// ("go", or a tool such as "compile"), as "go env" names its directories.
 func toolBinary(tb testing.TB, name string) string {
 	tb.Helper()
-	for _, p := range []string{
-		filepath.Join(runtime.GOROOT(), "bin", name),
-		filepath.Join(runtime.GOROOT(), "pkg", "tool", runtime.GOOS+"_"+runtime.GOARCH, name),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+	out, err := exec.Command("go", "env", "GOROOT", "GOTOOLDIR").Output()
+	if err != nil {
+		tb.Skipf("no go command: %v", err)
 	}
-	tb.Skipf("no %s in %s", name, runtime.GOROOT())
-	return ""
+	dirs := strings.Fields(string(out))
+	path := filepath.Join(dirs[0], "bin", name)
+	if name != "go" {
+		path = filepath.Join(dirs[1], name)
+	}
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("no %s in the installed toolchain", name)
+	}
+	return path
 }
 
 // openTable opens the Table of the executable at path for the duration of
