@@ -15,12 +15,14 @@ import (
 // (rows out of order, a reference out of range) gets no index and is
 // read in place at every lookup.
 type funcIndex struct {
+	size     uint32 // the function's size, as in the FunctionInfo
 	name     string
 	hasLines bool
 	start    uint64
-	rowOff   []uint32 // the rows' addresses, offsets from start, sorted
-	rows     []fileLine
-	nodes    []inode // the inline tree, root first; nil: none
+	rowOff   []uint32   // the rows' addresses, offsets from start, sorted
+	rows     []fileLine // file: an index into paths; badFile: none
+	paths    []string   // the paths of the files of the rows
+	nodes    []inode    // the inline tree, root first; nil: none
 }
 
 // fileLine is the file and line of a line-table row.
@@ -68,7 +70,7 @@ func (r *Reader) makeIndex(fi []byte, start uint64) *funcIndex {
 	if name == 0 {
 		return nil
 	}
-	x := &funcIndex{name: r.str(name), start: start}
+	x := &funcIndex{name: r.str(name), start: start, size: r.o.Uint32(fi)}
 	var lineData, inlineData []byte
 	p := fi[8:]
 	for {
@@ -97,6 +99,7 @@ func (r *Reader) makeIndex(fi []byte, start uint64) *funcIndex {
 	if !r.decodeRows(x, lineData, start) {
 		return nil
 	}
+	r.localFiles(x)
 	if inlineData != nil && !r.decodeTree(x, inlineData, start) {
 		return nil
 	}
@@ -166,6 +169,31 @@ func (r *Reader) decodeRows(x *funcIndex, p []byte, start uint64) bool {
 		}
 		x.rowOff = append(x.rowOff, uint32(cur.addr-start))
 		x.rows = append(x.rows, fileLine{cur.file, cur.line})
+	}
+}
+
+// badFile marks a row whose file is 0 or not in the file table: a lookup
+// there is an error, which the reading in place reports.
+const badFile = math.MaxUint32
+
+// localFiles resolves the files of x's rows into x.paths, numbering
+// them anew, so that a lookup reads the path next to the rows.
+func (r *Reader) localFiles(x *funcIndex) {
+	local := map[uint32]uint32{}
+	for i := range x.rows {
+		f := x.rows[i].file
+		k, ok := local[f]
+		if !ok {
+			k = badFile
+			if f != 0 && uint64(f) < uint64(r.nfiles) {
+				if p, err := r.path(f); err == nil {
+					k = uint32(len(x.paths))
+					x.paths = append(x.paths, p)
+				}
+			}
+			local[f] = k
+		}
+		x.rows[i].file = k
 	}
 }
 
@@ -363,13 +391,10 @@ func (r *Reader) lookupIndexed(x *funcIndex, buf []gosym.Location, addr uint64) 
 		return buf, false
 	}
 	rw := x.rows[j-1]
-	if rw.file == 0 || uint64(rw.file) >= uint64(r.nfiles) {
+	if rw.file == badFile {
 		return buf, false
 	}
-	path, err := r.path(rw.file)
-	if err != nil {
-		return buf, false
-	}
+	path := x.paths[rw.file]
 	caller := x.name
 	if len(x.nodes) > 0 && x.nodes[0].covers(addr) {
 		for k := int32(0); k >= 0; k = x.child(&x.nodes[k], addr) {

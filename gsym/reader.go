@@ -32,11 +32,15 @@ type Reader struct {
 	addrs    []byte // address offsets from base, sorted
 	addrOnce sync.Once
 	addrTab  []uint64 // the addresses, decoded on first use
-	infos    []byte   // the offset in data of each FunctionInfo, 4 bytes each
-	nfiles   int
-	files    []byte // directory and base name offsets, 8 bytes per file
-	strs     []byte // the string table, copied to the heap
-	uuid     []byte
+	// addrAt[k] is the first address at or beyond base + k<<addrShift:
+	// the search for a function reads only the addresses of one bucket.
+	addrAt    []uint32
+	addrShift uint
+	infos     []byte // the offset in data of each FunctionInfo, 4 bytes each
+	nfiles    int
+	files     []byte // directory and base name offsets, 8 bytes per file
+	strs      []byte // the string table, copied to the heap
+	uuid      []byte
 
 	// paths[i] is the path of file i, joined from its directory and base
 	// name on first use (most files have both).
@@ -157,6 +161,22 @@ func (r *Reader) addresses() []uint64 {
 			a[i] = r.addr(i)
 		}
 		r.addrTab = a
+		// Buckets: about two addresses each, of at least 256 bytes, so
+		// that their number is bounded by the table's.
+		span := a[len(a)-1] - r.base
+		shift := uint(8)
+		for shift < 64 && span>>shift >= 2*uint64(len(a)) {
+			shift++
+		}
+		r.addrShift = shift
+		r.addrAt = make([]uint32, span>>shift+1)
+		j := 0
+		for k := range r.addrAt {
+			for j < len(a) && (a[j]-r.base)>>shift < uint64(k) {
+				j++
+			}
+			r.addrAt[k] = uint32(j)
+		}
 	})
 	return r.addrTab
 }
@@ -200,6 +220,14 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 	// value; then the first of those whose size covers addr (size 0: any).
 	addrs := r.addresses()
 	lo, hi := 0, r.n
+	if k := (addr - r.base) >> r.addrShift; k < uint64(len(r.addrAt)) {
+		lo = int(r.addrAt[k])
+		if k+1 < uint64(len(r.addrAt)) {
+			hi = int(r.addrAt[k+1])
+		}
+	} else {
+		lo = r.n
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if addrs[m] <= addr {
@@ -217,6 +245,13 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 		i--
 	}
 	for ; i < r.n && r.addr(i) == start; i++ {
+		if x := r.idx[i].Load(); x != nil && x != noIndex && x.size != 0 && addr-start < uint64(x.size) {
+			// Indexed, and covering addr: the FunctionInfo need not be
+			// read.
+			if out, ok := r.lookupIndexed(x, buf, addr); ok {
+				return out, nil
+			}
+		}
 		fi, err := r.info(i)
 		if err != nil {
 			return buf, err
