@@ -19,14 +19,14 @@ type funcIndex struct {
 	name     string
 	hasLines bool
 	start    uint64
-	rowOff   []uint32   // the rows' addresses, offsets from start, sorted
-	rows     []fileLine // file: an index into paths; badFile: none
+	rows     []fileLine // sorted by off; file: an index into paths, or badFile
 	paths    []string   // the paths of the files of the rows
 	nodes    []inode    // the inline tree, root first; nil: none
 }
 
-// fileLine is the file and line of a line-table row.
-type fileLine struct{ file, line uint32 }
+// fileLine is a line-table row: its address, as an offset from the
+// function's start, its file and its line.
+type fileLine struct{ off, file, line uint32 }
 
 // inode is a node of an inline tree.
 type inode struct {
@@ -35,11 +35,19 @@ type inode struct {
 	hasCall  bool   // the call file is not entry 0 (LLVM skips the node's frame)
 	callLine uint32
 	ranges   []pcRange
-	// kids are the ranges of the children, sorted by address and disjoint,
-	// each with its child; or, if linear, the children's first ranges in
-	// order, for a scan in the order of the file.
+	// kids are the ranges of the children, each with its child, in the
+	// order of the file, for a scan in that order where they overlap
+	// (linear); nil once sorted is made.
 	kids   []kidRange
 	linear bool
+	// sorted are kids, sorted, as offsets from the function's start,
+	// when not linear.
+	sorted []kidOff
+}
+
+type kidOff struct {
+	lo, hi uint32
+	node   int32
 }
 
 type kidRange struct {
@@ -167,8 +175,7 @@ func (r *Reader) decodeRows(x *funcIndex, p []byte, start uint64) bool {
 		if cur.addr < prev || cur.addr-start > math.MaxUint32 {
 			return false // wrapped around, or far beyond the function
 		}
-		x.rowOff = append(x.rowOff, uint32(cur.addr-start))
-		x.rows = append(x.rows, fileLine{cur.file, cur.line})
+		x.rows = append(x.rows, fileLine{uint32(cur.addr - start), cur.file, cur.line})
 	}
 }
 
@@ -317,14 +324,18 @@ parse:
 		for j := 1; j < len(kids) && sorted; j++ {
 			sorted = kids[j-1].hi <= kids[j].lo && kids[j].hi > kids[j].lo
 		}
-		if len(kids) > 0 && kids[0].hi <= kids[0].lo {
+		if len(kids) > 0 && (kids[0].hi <= kids[0].lo || kids[0].lo < start || kids[len(kids)-1].hi-start > math.MaxUint32) {
 			sorted = false
 		}
-		if sorted {
-			n.kids = kids
-		} else {
+		if !sorted {
 			n.linear = true
+			continue
 		}
+		n.sorted = make([]kidOff, len(kids))
+		for j, k := range kids {
+			n.sorted[j] = kidOff{uint32(k.lo - start), uint32(k.hi - start), k.node}
+		}
+		n.kids = nil
 	}
 	return true
 }
@@ -350,17 +361,21 @@ func (x *funcIndex) child(n *inode, addr uint64) int32 {
 		return -1
 	}
 	// The last range that starts at or below addr.
-	kids := n.kids
+	if addr-x.start > math.MaxUint32 {
+		return -1
+	}
+	off := uint32(addr - x.start)
+	kids := n.sorted
 	lo, hi := 0, len(kids)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if kids[m].lo <= addr {
+		if kids[m].lo <= off {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo > 0 && addr < kids[lo-1].hi {
+	if lo > 0 && off < kids[lo-1].hi {
 		return kids[lo-1].node
 	}
 	return -1
@@ -377,11 +392,11 @@ func (r *Reader) lookupIndexed(x *funcIndex, buf []gosym.Location, addr uint64) 
 		return buf, false
 	}
 	off := uint32(addr - x.start)
-	rows := x.rowOff
+	rows := x.rows
 	j, hi := 0, len(rows)
 	for j < hi {
 		m := int(uint(j+hi) >> 1)
-		if rows[m] <= off {
+		if rows[m].off <= off {
 			j = m + 1
 		} else {
 			hi = m
