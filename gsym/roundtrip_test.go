@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -283,6 +284,42 @@ func TestIndexMatchesInPlace(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestConcurrentLookup looks up the same PCs from several goroutines on a
+// fresh Reader, so that functions are indexed and paths joined while
+// other lookups read them (run with -race): every answer must be the one
+// a lone lookup gives.
+func TestConcurrentLookup(t *testing.T) {
+	tab := selfTable(t)
+	data := writeBytes(t, tab)
+	pcs := samplePCs(functions(t, tab), 3000)
+	want := make([][]gosym.Location, len(pcs))
+	ref := newReader(t, data)
+	for i, pc := range pcs {
+		want[i], _ = ref.Lookup(pc, nil)
+	}
+	r := newReader(t, data)
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			var buf []gosym.Location
+			for k := range pcs {
+				i := (k + g*len(pcs)/4) % len(pcs)
+				var err error
+				if buf, err = r.Lookup(pcs[i], buf); err != nil || !sameFrames(buf, want[i]) {
+					errs <- fmt.Errorf("%#x: %v, %v; want %v", pcs[i], buf, err, want[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
