@@ -202,8 +202,10 @@ func (r *Reader) addr(i int) uint64 {
 // FunctionInfo covers gives an error wrapping gosym.ErrPCNotFound; a
 // FunctionInfo that cannot be read, or a line table without a row (in a
 // file) at addr, gives one wrapping ErrCorrupted, where llvm-gsymutil
-// reports an error too. Lookup allocates nothing once every file it
-// reports has been reported before, when buf has room for the frames.
+// reports an error too. A frame without a file has line 0
+// (llvm-gsymutil prints no line for it). Lookup allocates nothing once
+// warm (each function is indexed on its first lookup, each file's path
+// joined on its first use), when buf has room for the frames.
 //
 // Ranges of an inline tree are read as stored, the first of each node
 // being the base of its children's offsets; LLVM's writers store them
