@@ -242,11 +242,11 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 		return buf, errNotFound
 	}
 	i := lo - 1
-	start := r.addr(i)
-	for i > 0 && r.addr(i-1) == start {
+	start := addrs[i]
+	for i > 0 && addrs[i-1] == start {
 		i--
 	}
-	for ; i < r.n && r.addr(i) == start; i++ {
+	for ; i < r.n && addrs[i] == start; i++ {
 		if x := r.idx[i].Load(); x != nil && x != noIndex && x.size != 0 && addr-start < uint64(x.size) {
 			// Indexed, and covering addr: the FunctionInfo need not be
 			// read.
