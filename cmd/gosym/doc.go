@@ -11,7 +11,7 @@
 //	gosym <command> [flags] BINARY [args]
 //
 // The commands are info, funcs, addr2line, inlines, lines, disasm, lidia,
-// symbols, pprof and unwind. Each takes -h ("gosym help CMD" is the same), which prints its
+// gsym, symbols, pprof and unwind. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -236,6 +236,18 @@
 // off by -lines=false, -files=false or -inlines=false. OUT is written as
 // described above ("-o -" writes to standard output). When standard error is a terminal and the work takes more than a
 // second, a progress line there shows the time spent and the bytes written.
+//
+// # gsym
+//
+//	gosym gsym BINARY -o OUT
+//
+// Gsym writes the symbols of BINARY as an LLVM GSYM file (version 1, as
+// llvm-gsymutil reads it): every function with its line table and its
+// whole inline tree, so that "llvm-gsymutil OUT --address=PC" prints the
+// frames "gosym addr2line -inlines" prints, for any Go binary, stripped or
+// not. Addresses are BINARY's link-time addresses; the same BINARY always
+// gives the same OUT. OUT is written as for lidia, with the same progress
+// line.
 //
 // # symbols
 //
