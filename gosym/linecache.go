@@ -165,6 +165,33 @@ func (c *lineCache) get(f Function, now bool) *funcLines {
 	return fl
 }
 
+// newFuncLines returns a funcLines whose tab has the given length. Where
+// it is small, as in most functions, tab follows the funcLines in the same
+// allocation: a lookup in a function not used lately then finds what it
+// reads in adjacent cache lines, not in two objects anywhere in the heap.
+func newFuncLines(words int) *funcLines {
+	switch {
+	case words <= 16:
+		return newFuncLinesIn[[16]uint32](words)
+	case words <= 48:
+		return newFuncLinesIn[[48]uint32](words)
+	case words <= 112:
+		return newFuncLinesIn[[112]uint32](words)
+	}
+	return &funcLines{tab: make([]uint32, words)}
+}
+
+// newFuncLinesIn is newFuncLines with tab in an array of type A, a
+// [N]uint32 with N at least words.
+func newFuncLinesIn[A any](words int) *funcLines {
+	p := new(struct {
+		fl  funcLines
+		buf A
+	})
+	p.fl.tab = unsafe.Slice((*uint32)(unsafe.Pointer(&p.buf)), unsafe.Sizeof(p.buf)/4)[:words]
+	return &p.fl
+}
+
 // size returns the bytes a funcLines holds.
 func (fl *funcLines) size() int64 {
 	return int64(unsafe.Sizeof(*fl)) + int64(cap(fl.tab))*4
@@ -188,17 +215,10 @@ func (f Function) decodeLines() *funcLines {
 	if narrow {
 		words = (3*n + 1) / 2
 	}
-	fl := &funcLines{
-		tab:       make([]uint32, ranges+words+2*nCalls),
-		n:         uint32(n),
-		ranges:    uint32(ranges),
-		calls:     uint32(ranges + words),
-		tree:      tree,
-		narrow:    narrow,
-		hasTree:   hasTree,
-		startLine: f.StartLine(),
-		wrapper:   f.Wrapper(),
-	}
+	fl := newFuncLines(ranges + words + 2*nCalls)
+	fl.n, fl.ranges, fl.calls = uint32(n), uint32(ranges), uint32(ranges+words)
+	fl.tree, fl.narrow, fl.hasTree = tree, narrow, hasTree
+	fl.startLine, fl.wrapper = f.StartLine(), f.Wrapper()
 	if narrow {
 		r := fl.r16()
 		for i, o := range w.offs {
