@@ -2,7 +2,10 @@ package gosym
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
@@ -39,4 +42,49 @@ func TestPclntabOfModuledata(t *testing.T) {
 			t.Fatalf("pc %#x: %v, %v; want %v, %v", pc, gl, err2, wl, err1)
 		}
 	}
+}
+
+// TestOpenAllocationsBySymbol is TestOpenAllocations for binaries whose
+// tables Open finds by symbol: the test program and the go command (13
+// times more symbols) with their .gopclntab and .go.module sections and
+// their pclntab symbols renamed, so that Open looks up
+// runtime.firstmoduledata for both the pclntab and the moduledata. The
+// allocations must be the same: no symbol map, nothing per symbol.
+func TestOpenAllocationsBySymbol(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	goCmd, err := os.ReadFile(benchBinary(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	allocs := map[string]float64{}
+	for name, bin := range map[string][]byte{"test program": objtest.Binary(t, objtest.LinuxAMD64), "go": goCmd} {
+		bin = bytes.ReplaceAll(bin, []byte("pclntab\x00"), []byte("pclntaX\x00"))
+		bin = bytes.ReplaceAll(bin, []byte(".go.module\x00"), []byte(".go.modulX\x00"))
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(path, bin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := tab.Info(); in.FoundBy != "symbol runtime.firstmoduledata" || in.ModuledataFoundBy != "symbol runtime.firstmoduledata" {
+			t.Errorf("%s: pclntab found by %q, moduledata by %q; want both by symbol runtime.firstmoduledata", name, in.FoundBy, in.ModuledataFoundBy)
+		}
+		tab.Close()
+		allocs[name] = testing.AllocsPerRun(10, func() {
+			tab, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab.Close()
+		})
+	}
+	if allocs["test program"] != allocs["go"] {
+		t.Errorf("Open allocates %v times for the test program, %v for go", allocs["test program"], allocs["go"])
+	}
+	t.Logf("Open allocates %v times", allocs["go"])
 }
