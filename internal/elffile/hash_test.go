@@ -31,7 +31,7 @@ type hashELF struct {
 // buildHashELF lays out syms as a linker does: the first unhashed of them
 // (undefined ones, typically) first, then the others grouped by bucket,
 // each group in the order given.
-func buildHashELF(t *testing.T, unhashed, hashed []hashSym, nbuckets uint32) *hashELF {
+func buildHashELF(t testing.TB, unhashed, hashed []hashSym, nbuckets uint32) *hashELF {
 	t.Helper()
 	le := binary.LittleEndian
 	symOffset := 1 + len(unhashed)
@@ -324,4 +324,44 @@ func TestHashLookupDamaged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzHashLookup damages a synthetic file whose .dynsym (2,006 entries)
+// LookupSymbol searches through its GNU hash table, and checks that every
+// lookup returns without a panic either nothing or a symbol of the name
+// that a walk of the table yields too.
+func FuzzHashLookup(f *testing.F) {
+	unhashed, hashed := hashSyms(2000)
+	base := buildHashELF(f, unhashed, hashed, 127)
+	f.Add(uint32(base.hashOff), []byte{0}, "sym5")
+	f.Add(uint32(base.hashOff+4), []byte{0xff, 0xff}, "early")
+	f.Add(uint32(base.bucketsOff+40), []byte{0xff, 0xff, 0xff, 0x7f}, "dup")
+	f.Add(uint32(base.chainOff+400), []byte{1, 2, 3, 4, 5, 6, 7, 8}, "sym100")
+	f.Add(uint32(base.symsOff+24*100), []byte{0xff, 0xff, 0xff, 0xff}, "sym1999")
+	f.Fuzz(func(t *testing.T, off uint32, patch []byte, name string) {
+		data := slices.Clone(base.data)
+		if len(patch) > 0 {
+			copy(data[int(off)%len(data):], patch)
+		}
+		file, err := NewBytes(data)
+		if err != nil {
+			return
+		}
+		yields := map[string][]uint64{}
+		for s, err := range file.Symbols() {
+			if err != nil {
+				break
+			}
+			yields[s.Name] = append(yields[s.Name], s.Addr)
+		}
+		for _, n := range []string{name, "sym5", "sym1999", "early", "dup"} {
+			s, ok, err := file.LookupSymbol(n)
+			if err != nil && ok {
+				t.Fatalf("LookupSymbol(%q) = %+v, %v, %v", n, s, ok, err)
+			}
+			if ok && (s.Name != n || !slices.Contains(yields[n], s.Addr)) {
+				t.Fatalf("LookupSymbol(%q) = %+v; the walk yields %v", n, s, yields[n])
+			}
+		}
+	})
 }
