@@ -169,14 +169,36 @@ func (c *lineCache) get(f Function, now bool) *funcLines {
 // it is small, as in most functions, tab follows the funcLines in the same
 // allocation: a lookup in a function not used lately then finds what it
 // reads in adjacent cache lines, not in two objects anywhere in the heap.
+//
+// The arrays are sized so that the whole, 80 bytes of funcLines and the
+// array, fills one of the allocator's size classes (112, 128, ..., 512
+// bytes): no more than a sixth is spare.
 func newFuncLines(words int) *funcLines {
 	switch {
+	case words <= 8:
+		return newFuncLinesIn[[8]uint32](words)
+	case words <= 12:
+		return newFuncLinesIn[[12]uint32](words)
 	case words <= 16:
 		return newFuncLinesIn[[16]uint32](words)
-	case words <= 48:
-		return newFuncLinesIn[[48]uint32](words)
-	case words <= 112:
-		return newFuncLinesIn[[112]uint32](words)
+	case words <= 20:
+		return newFuncLinesIn[[20]uint32](words)
+	case words <= 24:
+		return newFuncLinesIn[[24]uint32](words)
+	case words <= 32:
+		return newFuncLinesIn[[32]uint32](words)
+	case words <= 40:
+		return newFuncLinesIn[[40]uint32](words)
+	case words <= 52:
+		return newFuncLinesIn[[52]uint32](words)
+	case words <= 60:
+		return newFuncLinesIn[[60]uint32](words)
+	case words <= 76:
+		return newFuncLinesIn[[76]uint32](words)
+	case words <= 92:
+		return newFuncLinesIn[[92]uint32](words)
+	case words <= 108:
+		return newFuncLinesIn[[108]uint32](words)
 	}
 	return &funcLines{tab: make([]uint32, words)}
 }
