@@ -65,15 +65,15 @@ func (f *File) eachLookup(name string, fn func(objfile.Symbol) bool) error {
 			continue
 		}
 		stopped := false
-		keep := func(s objfile.Symbol) bool {
+		visit := func(s objfile.Symbol) bool {
 			stopped = !fn(s)
 			return !stopped
 		}
 		var err error
 		if h, ok := f.hashTable(t); ok && name != "" {
-			err = f.hashLookup(t, h, name, keep)
+			err = f.hashLookup(t, h, name, visit)
 		} else {
-			err = f.eachSymbol(t, name, keep)
+			err = f.eachSymbol(t, name, visit)
 		}
 		if stopped {
 			return nil
