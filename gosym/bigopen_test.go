@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // TestPclntabOfModuledata checks that a binary whose pclntab has neither a
@@ -151,5 +152,39 @@ func TestModuledataScanOrder(t *testing.T) {
 		if !slices.Equal(wl, gl) {
 			t.Fatalf("pc %#x: %v, want %v", pc, gl, wl)
 		}
+	}
+}
+
+// lookupCounter is an object whose symbol lookups are recorded.
+type lookupCounter struct {
+	object.Object
+	names []string
+}
+
+func (c *lookupCounter) LookupSymbol(name string) (object.Symbol, error) {
+	c.names = append(c.names, name)
+	return c.Object.(object.SymbolLookup).LookupSymbol(name)
+}
+
+// TestOpenLookups checks which symbols NewTable looks up in a binary whose
+// pclntab has neither a section nor symbols of its own (each lookup reads
+// pages of the symbol table: page faults, in a freshly mapped file): the
+// end of the pclntab only where its start was found, then
+// runtime.firstmoduledata for the pclntab (the test program's moduledata
+// is in .go.module); fewer than the lookups after which a symbol map is
+// made (objfile's directLookups, 8).
+func TestOpenLookups(t *testing.T) {
+	bin := bytes.ReplaceAll(objtest.Binary(t, objtest.LinuxAMD64), []byte("pclntab\x00"), []byte("pclntaX\x00"))
+	obj, err := object.NewBytes(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &lookupCounter{Object: obj}
+	if _, err := NewTable(c); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"runtime.pclntab", "pclntab", "runtime.firstmoduledata"}
+	if !slices.Equal(c.names, want) {
+		t.Errorf("NewTable looks up %q, want %q", c.names, want)
 	}
 }

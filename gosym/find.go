@@ -31,9 +31,14 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 	}
 	if sl, ok := obj.(object.SymbolLookup); ok {
 		for _, pre := range []string{"runtime.", ""} {
-			start, err1 := sl.LookupSymbol(pre + "pclntab")
-			end, err2 := sl.LookupSymbol(pre + "epclntab")
-			if err1 != nil || err2 != nil || end.Addr <= start.Addr {
+			// epclntab is looked up only with pclntab: each lookup
+			// reads pages of the symbol table.
+			start, err := sl.LookupSymbol(pre + "pclntab")
+			if err != nil {
+				continue
+			}
+			end, err := sl.LookupSymbol(pre + "epclntab")
+			if err != nil || end.Addr <= start.Addr {
 				continue
 			}
 			if data := mem.Slice(start.Addr, end.Addr-start.Addr); data != nil {
