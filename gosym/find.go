@@ -2,6 +2,7 @@ package gosym
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
@@ -30,14 +31,24 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 	}
 	if sl, ok := obj.(object.SymbolLookup); ok {
 		for _, pre := range []string{"runtime.", ""} {
-			start, err1 := sl.LookupSymbol(pre + "pclntab")
-			end, err2 := sl.LookupSymbol(pre + "epclntab")
-			if err1 != nil || err2 != nil || end.Addr <= start.Addr {
+			// epclntab is looked up only with pclntab: each lookup
+			// reads pages of the symbol table.
+			start, err := sl.LookupSymbol(pre + "pclntab")
+			if err != nil {
+				continue
+			}
+			end, err := sl.LookupSymbol(pre + "epclntab")
+			if err != nil || end.Addr <= start.Addr {
 				continue
 			}
 			if data := mem.Slice(start.Addr, end.Addr-start.Addr); data != nil {
 				return data, start.Addr, "symbol " + pre + "pclntab", nil
 			}
+		}
+	}
+	if sl, ok := obj.(object.SymbolLookup); ok {
+		if data, addr, ok := pclntabOfModuledata(sl, obj.Endian(), mem); ok {
+			return data, addr, "symbol runtime.firstmoduledata", nil
 		}
 	}
 	// Scan the loadable data, read-only sections first (old PE binaries
@@ -57,6 +68,48 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 		}
 	}
 	return nil, 0, "", ErrNoTable
+}
+
+// pclntabOfModuledata returns the pclntab that runtime.firstmoduledata
+// points to, and its address: the moduledata's first word is the
+// pclntab's address (of the pcHeader from Go 1.16, of the pclntable slice
+// before), and its pclntable slice (words 0 and 1 before Go 1.16, 13 and
+// 14 after) ends the table. It spares a binary whose pclntab has neither
+// a section nor symbols of its own, such as an externally linked PIE, a
+// scan of its data. ok is false if the symbol is missing or does not
+// point at a pclntab header of its pointer size and byte order.
+func pclntabOfModuledata(sl object.SymbolLookup, order binary.ByteOrder, mem *addrspace.Space) ([]byte, uint64, bool) {
+	sym, err := sl.LookupSymbol("runtime.firstmoduledata")
+	if err != nil {
+		return nil, 0, false
+	}
+	md := mem.From(sym.Addr)
+	for _, p := range []uint64{8, 4} {
+		if uint64(len(md)) < (mdPclntable+2)*p {
+			continue
+		}
+		w := func(i uint64) uint64 {
+			if p == 8 {
+				return order.Uint64(md[i*p:])
+			}
+			return uint64(order.Uint32(md[i*p:]))
+		}
+		addr := w(0)
+		data := mem.From(addr)
+		m, rd, ok := parseMagic(data)
+		if !ok || uint64(rd.ptrSize) != p || rd.bigEndian != (order == binary.BigEndian) {
+			continue
+		}
+		start, n := w(0), w(1)
+		if m != magic12 {
+			start, n = w(mdPclntable), w(mdPclntable+1)
+		}
+		if start >= addr && start-addr <= uint64(len(data)) && n <= uint64(len(data))-(start-addr) {
+			data = data[:start-addr+n]
+		}
+		return data, addr, true
+	}
+	return nil, 0, false
 }
 
 // sectionName names a section in messages.

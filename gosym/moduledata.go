@@ -93,24 +93,29 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	if t.hdr.rd.bigEndian {
 		key = pat[8-p:]
 	}
-	for i, s := range secs {
-		if s.Flags&object.SectionWrite == 0 || s.Flags&object.SectionExec != 0 || s.FileSize == 0 {
-			continue
-		}
-		b, err := obj.SectionData(i)
-		if err != nil {
-			continue
-		}
-		for off := 0; off < len(b); {
-			j := indexAligned(b[off:], key, p, (s.Addr+uint64(off))%uint64(p))
-			if j < 0 {
-				break
+	// The linkers put runtime.firstmoduledata in the no-pointer data: that
+	// section is scanned first, the others after it. Each page the scan
+	// reads costs a page fault in a freshly mapped file.
+	for _, noptr := range []bool{true, false} {
+		for i, s := range secs {
+			if s.Flags&object.SectionWrite == 0 || s.Flags&object.SectionExec != 0 || s.FileSize == 0 || isNoptrdata(s.Name) != noptr {
+				continue
 			}
-			if try(b[off+j:]) {
-				t.foundBy.moduledata = "scan of " + sectionName(s)
-				return nil
+			b, err := obj.SectionData(i)
+			if err != nil {
+				continue
 			}
-			off += j + p
+			for off := 0; off < len(b); {
+				j := indexAligned(b[off:], key, p, (s.Addr+uint64(off))%uint64(p))
+				if j < 0 {
+					break
+				}
+				if try(b[off+j:]) {
+					t.foundBy.moduledata = "scan of " + sectionName(s)
+					return nil
+				}
+				off += j + p
+			}
 		}
 	}
 	// Last resort: the symbols runtime.text and go:func.* (the header's
@@ -128,6 +133,13 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 		}
 	}
 	return corrupt("cannot locate moduledata (text and funcdata bases)")
+}
+
+// isNoptrdata reports whether a section is the no-pointer data, where
+// the linkers put runtime.firstmoduledata (.noptrdata in ELF and XCOFF,
+// __noptrdata in Mach-O).
+func isNoptrdata(name string) bool {
+	return name == ".noptrdata" || name == "__noptrdata"
 }
 
 // indexAligned returns the first index i of key in b with (i+mis) a

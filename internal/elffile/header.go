@@ -28,6 +28,10 @@ type table struct {
 	off, size      uint64 // the symbols (NewBytes)
 	stroff, strlen uint64 // the linked string table (NewBytes)
 
+	// The GNU hash table (SHT_GNU_HASH) that indexes a .dynsym: the first
+	// one linked to it (NewBytes); hashSize is 0 where there is none.
+	hashOff, hashSize uint64
+
 	sec, strSec *elf.Section // the same (New); strSec may be nil
 	once        sync.Once
 	syms, strs  []byte // the contents of sec and strSec
@@ -249,7 +253,8 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 	}
 
 	// Remember where the symbol tables are; LookupSymbol reads them.
-	for _, s := range raw {
+	dynsym := -1
+	for i, s := range raw {
 		t := f.slot(s.typ)
 		if t == nil || t.typ != 0 {
 			continue
@@ -258,6 +263,17 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 		if uint64(s.link) < shnum {
 			str := raw[s.link]
 			t.stroff, t.strlen = str.off, str.size
+		}
+		if s.typ == elf.SHT_DYNSYM {
+			dynsym = i
+		}
+	}
+	// And where the hash table of .dynsym is: the dynamic linker's index
+	// by name, which LookupSymbol reads too (see hashLookup).
+	for _, s := range raw {
+		if s.typ == elf.SHT_GNU_HASH && dynsym >= 0 && uint64(s.link) == uint64(dynsym) {
+			f.dynsym.hashOff, f.dynsym.hashSize = s.off, s.size
+			break
 		}
 	}
 	return nil

@@ -19,9 +19,13 @@ const directLookups = 8
 type SymbolMap struct {
 	lookups atomic.Int32 // lookups so far, up to directLookups+1
 	once    sync.Once
+	mapped  atomic.Bool // the map is made
 	syms    map[string]Symbol
 	err     error
 }
+
+// Mapped reports whether the map of the symbols has been made.
+func (m *SymbolMap) Mapped() bool { return m.mapped.Load() }
 
 // Add records s unless a symbol of the same name was added before. It is
 // for the load function given to Lookup.
@@ -39,7 +43,10 @@ func (m *SymbolMap) Add(s Symbol) {
 // symbols it added before failing stay usable, and every lookup that
 // finds nothing returns its error.
 func (m *SymbolMap) Lookup(name string, load func() error) (Symbol, bool, error) {
-	m.once.Do(func() { m.err = load() })
+	m.once.Do(func() {
+		m.err = load()
+		m.mapped.Store(true)
+	})
 	if s, ok := m.syms[name]; ok {
 		return s, true, nil
 	}

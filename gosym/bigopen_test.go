@@ -1,0 +1,190 @@
+package gosym
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// TestPclntabOfModuledata checks that a binary whose pclntab has neither a
+// section nor symbols of its own (an externally linked PIE, such as
+// Debian's dockerd, keeps it in .data.rel.ro) gets it from
+// runtime.firstmoduledata, not by a scan of the data: the test program
+// with its .gopclntab section and its pclntab symbols renamed answers
+// like the original, from the same table.
+func TestPclntabOfModuledata(t *testing.T) {
+	bin := objtest.Binary(t, objtest.LinuxAMD64)
+	// ".gopclntab", "runtime.pclntab", "runtime.epclntab" end so.
+	if bytes.Count(bin, []byte("pclntab\x00")) < 3 {
+		t.Fatal("the test program has no pclntab section and symbols to rename")
+	}
+	renamed := bytes.ReplaceAll(bin, []byte("pclntab\x00"), []byte("pclntaX\x00"))
+	want, got := mustTable(t, bin), mustTable(t, renamed)
+	gi, wi := got.Info(), want.Info()
+	if gi.FoundBy != "symbol runtime.firstmoduledata" {
+		t.Errorf("pclntab found by %q, want symbol runtime.firstmoduledata", gi.FoundBy)
+	}
+	if gi.PclntabAddr != wi.PclntabAddr || gi.PclntabSize > wi.PclntabSize || gi.NumFuncs != wi.NumFuncs {
+		t.Errorf("pclntab at %#x, %d bytes, %d functions; want %#x, at most %d, %d",
+			gi.PclntabAddr, gi.PclntabSize, gi.NumFuncs, wi.PclntabAddr, wi.PclntabSize, wi.NumFuncs)
+	}
+	var wl, gl []Location
+	for _, pc := range samplePCs(t, want, 2000) {
+		var err1, err2 error
+		wl, err1 = want.ResolveLocations(pc, wl)
+		gl, err2 = got.ResolveLocations(pc, gl)
+		if err1 != nil || err2 != nil || !slices.Equal(wl, gl) {
+			t.Fatalf("pc %#x: %v, %v; want %v, %v", pc, gl, err2, wl, err1)
+		}
+	}
+}
+
+// TestOpenAllocationsBySymbol is TestOpenAllocations for binaries whose
+// tables Open finds by symbol: the test program and the go command (13
+// times more symbols) with their .gopclntab and .go.module sections and
+// their pclntab symbols renamed, so that Open looks up
+// runtime.firstmoduledata for both the pclntab and the moduledata. The
+// allocations must be the same: no symbol map, nothing per symbol.
+func TestOpenAllocationsBySymbol(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	goCmd, err := os.ReadFile(benchBinary(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	allocs := map[string]float64{}
+	for name, bin := range map[string][]byte{"test program": objtest.Binary(t, objtest.LinuxAMD64), "go": goCmd} {
+		bin = bytes.ReplaceAll(bin, []byte("pclntab\x00"), []byte("pclntaX\x00"))
+		bin = bytes.ReplaceAll(bin, []byte(".go.module\x00"), []byte(".go.modulX\x00"))
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(path, bin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := tab.Info(); in.FoundBy != "symbol runtime.firstmoduledata" || in.ModuledataFoundBy != "symbol runtime.firstmoduledata" {
+			t.Errorf("%s: pclntab found by %q, moduledata by %q; want both by symbol runtime.firstmoduledata", name, in.FoundBy, in.ModuledataFoundBy)
+		}
+		tab.Close()
+		allocs[name] = testing.AllocsPerRun(10, func() {
+			tab, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab.Close()
+		})
+	}
+	if allocs["test program"] != allocs["go"] {
+		t.Errorf("Open allocates %v times for the test program, %v for go", allocs["test program"], allocs["go"])
+	}
+	t.Logf("Open allocates %v times", allocs["go"])
+}
+
+// TestModuledataScanOrder checks that the scan for the moduledata reads
+// the no-pointer data, where the linkers put runtime.firstmoduledata,
+// before the other writable sections: each page it reads costs a page
+// fault in a freshly mapped file, and hugo's .data (355 KB) comes first.
+// A Go 1.20 binary whose firstmoduledata symbol is renamed, with a copy of
+// the moduledata at the start of .data and the headers of .data and
+// .noptrdata swapped (as an external linker orders them), finds the one in
+// .noptrdata.
+func TestModuledataScanOrder(t *testing.T) {
+	entries, err := testcorpus.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(entries, func(e testcorpus.Entry) bool { return e.Name == "go1.20.14.linux-amd64" })
+	if i < 0 {
+		t.Skip("go1.20.14.linux-amd64 is not in the corpus")
+	}
+	bin, err := entries[i].Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := ef.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := slices.IndexFunc(syms, func(s elf.Symbol) bool { return s.Name == "runtime.firstmoduledata" })
+	data, noptr := ef.Section(".data"), ef.Section(".noptrdata")
+	if j < 0 || data == nil || noptr == nil || data.Offset%8 != 0 {
+		t.Fatal("no runtime.firstmoduledata, .data or .noptrdata")
+	}
+	md := syms[j]
+	off := noptr.Offset + (md.Value - noptr.Addr)
+	patched := bytes.Clone(bin)
+	copy(patched[data.Offset:data.Offset+md.Size], bin[off:off+md.Size])
+	patched = bytes.ReplaceAll(patched, []byte("runtime.firstmoduledata\x00"), []byte("runtime.firstmoduledatX\x00"))
+	di, ni := slices.Index(ef.Sections, data), slices.Index(ef.Sections, noptr)
+	if di > ni {
+		const shdrSize = 64
+		shoff := binary.LittleEndian.Uint64(bin[40:])
+		a, b := patched[shoff+uint64(di)*shdrSize:][:shdrSize], patched[shoff+uint64(ni)*shdrSize:][:shdrSize]
+		tmp := bytes.Clone(a)
+		copy(a, b)
+		copy(b, tmp)
+	}
+	got, want := mustTable(t, patched), mustTable(t, bin)
+	if by := got.Info().ModuledataFoundBy; by != "scan of section .noptrdata" {
+		t.Errorf("moduledata found by %q, want scan of section .noptrdata", by)
+	}
+	var wl, gl []Location
+	for _, pc := range samplePCs(t, want, 500) {
+		wl, _ = want.ResolveLocations(pc, wl)
+		gl, _ = got.ResolveLocations(pc, gl)
+		if !slices.Equal(wl, gl) {
+			t.Fatalf("pc %#x: %v, want %v", pc, gl, wl)
+		}
+	}
+}
+
+// lookupCounter is an object whose symbol lookups are recorded.
+type lookupCounter struct {
+	object.Object
+	names []string
+}
+
+func (c *lookupCounter) LookupSymbol(name string) (object.Symbol, error) {
+	c.names = append(c.names, name)
+	return c.Object.(object.SymbolLookup).LookupSymbol(name)
+}
+
+// TestOpenLookups checks which symbols NewTable looks up in a binary whose
+// pclntab has neither a section nor symbols of its own (each lookup reads
+// pages of the symbol table: page faults, in a freshly mapped file): the
+// end of the pclntab only where its start was found, then
+// runtime.firstmoduledata for the pclntab (the test program's moduledata
+// is in .go.module); fewer than the lookups after which a symbol map is
+// made (objfile's directLookups, 8).
+func TestOpenLookups(t *testing.T) {
+	bin := bytes.ReplaceAll(objtest.Binary(t, objtest.LinuxAMD64), []byte("pclntab\x00"), []byte("pclntaX\x00"))
+	obj, err := object.NewBytes(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &lookupCounter{Object: obj}
+	if _, err := NewTable(c); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"runtime.pclntab", "pclntab", "runtime.firstmoduledata"}
+	if !slices.Equal(c.names, want) {
+		t.Errorf("NewTable looks up %q, want %q", c.names, want)
+	}
+}
