@@ -1,0 +1,135 @@
+package gosym
+
+import (
+	"fmt"
+	"strings"
+)
+
+// sigFrame says where, on linux, the kernel's signal frame is relative to
+// the runtime's signal handler runtime.sigtramp, and where the
+// interrupted registers are in it (the kernel's struct rt_sigframe and
+// struct ucontext of arch/*/include/uapi/asm, as Go's
+// runtime/defs_linux_*.go copy them).
+type sigFrame struct {
+	// uc is the offset of the ucontext from sigtramp's caller SP (the
+	// SP the kernel gave the handler, plus the return address it pushed
+	// on 386 and amd64): after the return address on amd64 (struct
+	// rt_sigframe { pretcode; uc; info }), after the 128-byte siginfo
+	// on arm64 (struct rt_sigframe { info; uc }).
+	uc uint64
+	// info is the offset of the siginfo from the ucontext, where it is
+	// at a fixed one (arm64: before it); 0 if not. Its si_signo, a
+	// signal number, checks that the frame is where it is looked for.
+	info int64
+	// pc, sp and lr are the offsets of the interrupted PC, SP and link
+	// register in the ucontext; lr < 0: none.
+	pc, sp, lr int64
+}
+
+var (
+	// amd64: uc_mcontext at 40 (uc_flags, uc_link, uc_stack), its
+	// rsp and rip the 16th and 17th words.
+	sigFrameLinuxAMD64 = sigFrame{uc: 0, pc: 40 + 16*8, sp: 40 + 15*8, lr: -1}
+	// arm64: uc_mcontext at 176 (uc_flags, uc_link, uc_stack,
+	// uc_sigmask, 120 unused bytes, aligned to 16), then fault_address,
+	// regs[31] (x30 the LR), sp, pc.
+	sigFrameLinuxARM64 = sigFrame{uc: 128, info: -128, pc: 176 + 8 + 32*8, sp: 176 + 8 + 31*8, lr: 176 + 8 + 30*8}
+)
+
+// linux reports whether the table's binary is a linux one: an ELF file
+// whose runtime has runtime.futex (the BSDs and Solaris have none).
+func (t *Table) linux() bool {
+	if t.obj == nil {
+		return false
+	}
+	if d, ok := t.obj.(interface{ Format() string }); !ok || d.Format() != "elf" {
+		return false
+	}
+	_, err := t.LookupFunction("runtime.futex")
+	return err == nil
+}
+
+// crossSignal moves from the runtime's signal handler, whose caller SP is
+// fp, to the context the signal interrupted: its PC, SP and LR, read from
+// the ucontext the kernel gave the handler.
+func (u *unwinder) crossSignal(fp uint64) {
+	sf := u.arch.sig
+	pc0, sp0 := u.frame.PC, u.frame.SP
+	uc, ok := u.findUcontext(fp + sf.uc)
+	if !ok {
+		u.stop(StackFrame{}, &UnwindError{PC: pc0, SP: sp0,
+			Msg: fmt.Sprintf("crossing the signal frame of %s: no ucontext near %#x (frame size unknown, or a foreign signal restorer)", u.frame.Func.Name(), fp+sf.uc)})
+		return
+	}
+	where := func(what string, addr uint64, err error) {
+		u.stop(StackFrame{}, &UnwindError{PC: pc0, SP: sp0,
+			Msg: fmt.Sprintf("crossing the signal frame of %s: reading the interrupted %s in the ucontext at %#x, at %#x", u.frame.Func.Name(), what, uc, addr), Err: err})
+	}
+	pc, err := u.read(uc + uint64(sf.pc))
+	if err != nil {
+		where("pc", uc+uint64(sf.pc), err)
+		return
+	}
+	sp, err := u.read(uc + uint64(sf.sp))
+	if err != nil {
+		where("sp", uc+uint64(sf.sp), err)
+		return
+	}
+	var lr uint64
+	if sf.lr >= 0 {
+		if lr, err = u.read(uc + uint64(sf.lr)); err != nil {
+			where("lr", uc+uint64(sf.lr), err)
+			return
+		}
+	}
+	if pc == 0 {
+		u.ok = false
+		return
+	}
+	if u.n == maxFrames {
+		u.stop(StackFrame{}, &UnwindError{PC: pc0, SP: sp0, Msg: fmt.Sprintf("stuck: more than %d frames", maxFrames)})
+		return
+	}
+	u.n++
+	// The interrupted frame is like a thread's first frame: its PC is
+	// the instruction itself, and on link-register machines a function
+	// that has not stored LR yet has its return address there.
+	u.frame = StackFrame{PC: pc, SP: sp, exact: true, Reached: ReachedSignal}
+	u.lr, u.innermost = lr, true
+	u.resolve()
+}
+
+// findUcontext returns the address of the ucontext the kernel gave the
+// signal handler, expected at uc. The handler's frame size in its pcsp
+// table can be off by a word (runtime.sigtramp is entered by the kernel,
+// never unwound through by the runtime, and its PUSHFQ is not counted on
+// amd64 since Go 1.17), so the word before and after are tried too; a
+// place is taken where the frame checks out: on amd64, the return address
+// the kernel pushed before the ucontext is the runtime's signal restorer
+// (runtime.sigreturn, runtime.sigreturn__sigaction); on arm64 the
+// siginfo before it holds a signal number. uc_flags, the ucontext's first
+// word, is small in every case.
+func (u *unwinder) findUcontext(uc uint64) (uint64, bool) {
+	sf := u.arch.sig
+	for _, d := range [...]int64{0, int64(u.ptr), -int64(u.ptr)} {
+		a := uc + uint64(d)
+		flags, err := u.read(a)
+		if err != nil || flags > 0xff {
+			continue
+		}
+		if sf.info != 0 {
+			if signo, err := u.read(a + uint64(sf.info)); err == nil && signo&0xffffffff >= 1 && signo&0xffffffff <= 64 {
+				return a, true
+			}
+			continue
+		}
+		ret, err := u.read(a - u.ptr)
+		if err != nil {
+			continue
+		}
+		if f, err := u.t.ResolveFunction(ret); err == nil && strings.HasPrefix(f.Name(), "runtime.sigreturn") {
+			return a, true
+		}
+	}
+	return 0, false
+}
