@@ -158,6 +158,10 @@ type Process struct {
 // maxGoroutines bounds the length of the goroutine list read.
 const maxGoroutines = 1 << 26
 
+// maxDamaged is how many damaged entries in a row end the walk of the
+// list: past that it is garbage, not a list with a few bad entries.
+const maxDamaged = 64
+
 // New finds the goroutines of the process whose memory is mem and whose
 // threads are threads, running the binary of tab. Its error wraps
 // ErrUnsupported or ErrNotFound, or is the error of a read of mem.
@@ -437,6 +441,7 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 		gbuf := make([]byte, p.lay.GSize)
 		mbuf := make([]byte, max(p.lay.MProcid, p.lay.MCurg)+8)
 		seen := make(map[uint64]int)
+		bad := 0 // damaged entries in a row
 		for i := uint64(0); i < p.allglen; i += batch {
 			n := min(batch, p.allglen-i)
 			if got, err := p.mem.ReadAt(ptrs[:n*p.ptr], int64(p.allgs+i*p.ptr)); uint64(got) != n*p.ptr {
@@ -445,20 +450,24 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 			}
 			for j := uint64(0); j < n; j++ {
 				g, err := p.readG(p.word(ptrs[j*p.ptr:]), gbuf)
+				if err == nil {
+					if k, dup := seen[g.ID]; dup && g.Status != Dead {
+						err = &GError{Addr: g.Addr, Msg: fmt.Sprintf("goroutine id %d already at entry %d", g.ID, k)}
+					}
+				}
 				if err != nil {
 					err.(*GError).Index = int(i + j)
+					if bad++; bad > maxDamaged {
+						yield(g, &GError{Index: int(i + j), Addr: p.allgs + (i+j)*p.ptr, Msg: fmt.Sprintf("%d damaged entries in a row: the rest of the list (%d entries) is not read", maxDamaged, p.allglen-i-j)})
+						return
+					}
 					if !yield(g, err) {
 						return
 					}
 					continue
 				}
+				bad = 0
 				if g.Status == Dead {
-					continue
-				}
-				if k, dup := seen[g.ID]; dup {
-					if !yield(g, &GError{Index: int(i + j), Addr: g.Addr, Msg: fmt.Sprintf("goroutine id %d already at entry %d", g.ID, k)}) {
-						return
-					}
 					continue
 				}
 				seen[g.ID] = int(i + j)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -92,11 +91,8 @@ func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *gorouti
 	var locs []gosym.Location
 	for g, gerr := range p.All() {
 		if gerr != nil {
-			var ge *goroutines.GError
-			if !errors.As(gerr, &ge) || ge.Msg == "the goroutine list is unreadable here" {
-				fmt.Fprintf(stderr, "gosym: %v\n", gerr)
-				return damaged + 1, nil
-			}
+			// Reported, and the list goes on (All ends it where
+			// the rest cannot be read).
 			fmt.Fprintf(stderr, "gosym: %v\n", gerr)
 			damaged++
 			continue
@@ -110,7 +106,6 @@ func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *gorouti
 			}
 		}
 		printed := 0
-		var prev *gosym.StackFrame
 		var pending []byte // the text of the previous physical frame, printed once its fp is known
 		flush := func(fp uint64) {
 			if pending != nil {
@@ -152,10 +147,7 @@ func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *gorouti
 				}
 				pending = fmt.Appendf(nil, "%s(...)\n\t%s +%#x fp=%%#x sp=%#x pc=%#x\n", l.Function, fileLine(l.File, l.Line), fr.PC-fr.Func.Entry(), fr.SP, fr.PC)
 			}
-			f := fr
-			prev = &f
 		}
-		_ = prev
 		flush(0)
 		if cb, ok := createdBy(tab, g, &locs); ok {
 			j.CreatedBy = &cb
