@@ -80,6 +80,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 
 	"github.com/gosym-dev/gosym/elfcore"
 	"github.com/gosym-dev/gosym/gosym"
@@ -248,32 +249,34 @@ func (p *Process) Release() string { return p.lay.Release }
 // included, which All leaves out).
 func (p *Process) Len() int { return int(p.allglen) }
 
-// bssRanges returns the zero-filled writable sections of obj, where
-// runtime.allgs is.
+// bssRanges returns the sections of obj where runtime.allgs is: the bss
+// (a zero-initialized variable holding pointers: not the noptrbss), or
+// where the sections are not named, every zero-filled writable one.
 func bssRanges(obj object.Object) ([][2]uint64, error) {
 	secs, err := obj.Sections()
 	if err != nil {
 		return nil, err
 	}
-	var out [][2]uint64
+	var named, zero, writable [][2]uint64
 	for _, s := range secs {
-		if s.Flags&object.SectionWrite != 0 && s.Flags&object.SectionExec == 0 && s.FileSize == 0 && s.Size > 0 {
-			out = append(out, [2]uint64{s.Addr, s.Addr + s.Size})
+		if s.Flags&object.SectionWrite == 0 || s.Flags&object.SectionExec != 0 || s.Size == 0 {
+			continue
 		}
-	}
-	if len(out) == 0 {
-		// A file without section headers: its writable segments,
-		// whose zero-filled tails are not told apart.
-		for _, s := range secs {
-			if s.Flags&object.SectionWrite != 0 && s.Flags&object.SectionExec == 0 && s.Size > 0 {
-				out = append(out, [2]uint64{s.Addr, s.Addr + s.Size})
+		r := [2]uint64{s.Addr, s.Addr + s.Size}
+		writable = append(writable, r)
+		if s.FileSize == 0 {
+			zero = append(zero, r)
+			if s.Name == ".bss" || s.Name == "__bss" {
+				named = append(named, r)
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: the binary has no writable data", ErrNotFound)
+	for _, out := range [][][2]uint64{named, zero, writable} {
+		if len(out) > 0 {
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, fmt.Errorf("%w: the binary has no writable data", ErrNotFound)
 }
 
 // findAllgs scans the bss ranges for runtime.allgs: a slice header
@@ -284,6 +287,7 @@ func (p *Process) findAllgs(bss [][2]uint64) error {
 	buf := make([]byte, chunk+2*8)
 	w := p.ptr
 	var hits [][2]uint64
+	var c checker
 	for _, r := range bss {
 		lo := (r[0] + w - 1) &^ (w - 1)
 		for a := lo; a+3*w <= r[1]; a += chunk {
@@ -296,7 +300,7 @@ func (p *Process) findAllgs(bss [][2]uint64) error {
 				if arr == 0 || arr%w != 0 || ln == 0 || ln > cp || cp > maxGoroutines {
 					continue
 				}
-				if p.checkList(arr, ln) {
+				if p.checkList(&c, arr, ln) {
 					hits = append(hits, [2]uint64{arr, ln})
 					if len(hits) > 1 {
 						return fmt.Errorf("%w: more than one list of goroutines fits (%#x, %#x) with the layout of %s", ErrNotFound, hits[0][0], hits[1][0], p.lay.Release)
@@ -312,23 +316,32 @@ func (p *Process) findAllgs(bss [][2]uint64) error {
 	return nil
 }
 
+// checker holds the buffers of checkList.
+type checker struct {
+	ptrs []byte
+	g    []byte
+	ids  []uint64
+}
+
 // checkList reports whether the ln pointers at arr look like allgs: the
 // first is goroutine 1, the first few are valid goroutines with distinct
 // ids.
-func (p *Process) checkList(arr, ln uint64) bool {
+func (p *Process) checkList(c *checker, arr, ln uint64) bool {
 	n := min(ln, 16)
-	ptrs := make([]byte, n*p.ptr)
+	if c.ptrs == nil {
+		c.ptrs, c.g = make([]byte, 16*p.ptr), make([]byte, p.lay.GSize)
+	}
+	ptrs := c.ptrs[:n*p.ptr]
 	if got, _ := p.mem.ReadAt(ptrs, int64(arr)); uint64(got) != n*p.ptr {
 		return false
 	}
-	gbuf := make([]byte, p.lay.GSize)
-	seen := make(map[uint64]bool, n)
+	c.ids = c.ids[:0]
 	for i := uint64(0); i < n; i++ {
-		g, err := p.readG(p.word(ptrs[i*p.ptr:]), gbuf)
-		if err != nil || seen[g.ID] || i == 0 && (g.ID != 1 || g.Status == Dead) {
+		g, err := p.readG(p.word(ptrs[i*p.ptr:]), c.g)
+		if err != nil || slices.Contains(c.ids, g.ID) || i == 0 && (g.ID != 1 || g.Status == Dead) {
 			return false
 		}
-		seen[g.ID] = true
+		c.ids = append(c.ids, g.ID)
 	}
 	return true
 }
@@ -501,16 +514,16 @@ func (p *Process) thread(tid int) (elfcore.Thread, bool) {
 // it ends with an error where the stack cannot be followed, and it is
 // bounded by the memory it reads.
 func (p *Process) Frames(g Goroutine) iter.Seq2[gosym.StackFrame, error] {
+	th, onThread := p.thread(g.Thread)
+	if g.Status != Running || !onThread || g.Thread == 0 {
+		return p.tab.Unwind(g.Regs, p.mem)
+	}
+	return p.runningFrames(g, th)
+}
+
+// runningFrames is Frames for a goroutine running on thread th.
+func (p *Process) runningFrames(g Goroutine, th elfcore.Thread) iter.Seq2[gosym.StackFrame, error] {
 	return func(yield func(gosym.StackFrame, error) bool) {
-		th, onThread := p.thread(g.Thread)
-		if g.Status != Running || !onThread || g.Thread == 0 {
-			for fr, err := range p.tab.Unwind(g.Regs, p.mem) {
-				if !yield(fr, err) {
-					return
-				}
-			}
-			return
-		}
 		// From the thread's registers: keep the frames on the
 		// goroutine's stack (not those of the signal handler on the
 		// gsignal stack, nor those on g0).

@@ -1,0 +1,123 @@
+package goroutines_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sort"
+	"testing"
+
+	"github.com/gosym-dev/gosym/goroutines"
+)
+
+// regions is a process image made of separate regions.
+type regions []*image
+
+func (r regions) ReadAt(p []byte, off int64) (int, error) {
+	a := uint64(off)
+	i := sort.Search(len(r), func(i int) bool { return r[i].base+uint64(len(r[i].data)) > a })
+	if i == len(r) || a < r[i].base {
+		return 0, fmt.Errorf("address %#x not in the image", a)
+	}
+	return r[i].ReadAt(p, off)
+}
+
+// manyImage returns an image of the fixture's binary with n goroutines
+// parked in runtime.gopark, each with two frames (gopark, goexit), their
+// gs and stacks on a heap above the bss.
+func manyImage(tb testing.TB, f *fixture, n int) regions {
+	bss := &image{base: f.bss, data: make([]byte, f.size)}
+	l := f.lay
+	const stack = 0x100
+	gsize := uint64(l.GSize+15) &^ 15
+	heapBase := (f.bss + f.size + 1<<20) &^ (1<<20 - 1)
+	heap := &image{base: heapBase, data: make([]byte, uint64(n)*(8+gsize+stack))}
+	arr := heapBase
+	gs := arr + uint64(n)*8
+	stacks := gs + uint64(n)*gsize
+	put(bss.data, 0x800, arr)
+	put(bss.data, 0x808, uint64(n))
+	put(bss.data, 0x810, uint64(n))
+	park, err := f.tab.ResolveFunction(f.pc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := park.SPDelta(f.pc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	exit, err := f.tab.LookupFunction("runtime.goexit")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	wait := byte(0)
+	for k, s := range l.WaitReasonStrings {
+		if s == "chan receive" {
+			wait = byte(k)
+		}
+	}
+	for i := 0; i < n; i++ {
+		g := gs + uint64(i)*gsize
+		put(heap.data, int32(arr-heapBase)+int32(8*i), g)
+		b := heap.data[g-heapBase:]
+		lo := stacks + uint64(i)*stack
+		sp := lo + 0x40
+		put(b, l.GGoid, uint64(i+1))
+		binary.LittleEndian.PutUint32(b[l.GAtomicStatus:], uint32(goroutines.Waiting))
+		b[l.GWaitReason] = wait
+		put(b, l.GStackLo, lo)
+		put(b, l.GStackHi, lo+stack)
+		put(b, l.GSchedSP, sp)
+		put(b, l.GSchedPC, f.pc)
+		put(heap.data, int32(sp+uint64(d)-heapBase), exit.Entry()+1)
+	}
+	return regions{bss, heap}
+}
+
+// TestMany checks the image of BenchmarkMany: every goroutine listed,
+// with its two frames.
+func TestMany(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the made-up stacks are laid out for amd64")
+	}
+	f := openSelf(t)
+	img := manyImage(t, f, 1000)
+	gs, frames := listAll(t, f, img)
+	if gs != 1000 || frames != 2000 {
+		t.Errorf("%d goroutines, %d frames; want 1000 and 2000", gs, frames)
+	}
+}
+
+func listAll(tb testing.TB, f *fixture, img regions) (gs, frames int) {
+	p, err := goroutines.New(f.tab, img, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for g, err := range p.All() {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		gs++
+		for _, err := range p.Frames(g) {
+			if err != nil {
+				tb.Fatal(err)
+			}
+			frames++
+		}
+	}
+	return gs, frames
+}
+
+// BenchmarkMany lists 100,000 parked goroutines with their frames: New
+// (finding the list) and All and Frames over every goroutine.
+func BenchmarkMany(b *testing.B) {
+	if runtime.GOARCH != "amd64" {
+		b.Skip("the made-up stacks are laid out for amd64")
+	}
+	f := openSelf(b)
+	img := manyImage(b, f, 100_000)
+	b.ResetTimer()
+	for b.Loop() {
+		listAll(b, f, img)
+	}
+}
