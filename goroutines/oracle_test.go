@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/coretest"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/oracle"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // printed is a goroutine of the runtime's GOTRACEBACK=crash output.
@@ -129,6 +131,7 @@ type agreement struct {
 	// code (fatalpanic, crash, raise).
 	suffix   int
 	statuses map[string]int // the statuses of the goroutines that agree
+	refused  bool           // the core was refused as another binary's
 }
 
 // compare lists the goroutines of the core with binary (the stripped
@@ -151,6 +154,15 @@ func compare(t *testing.T, binary string, run *coretest.Run, release string) agr
 		t.Fatal(err)
 	}
 	p, err := goroutines.New(tab, core, core.Threads)
+	if err != nil && binary != run.Binary && errors.Is(err, goroutines.ErrNotFound) && !sameData(t, binary, run.Binary) {
+		// The twin's data is elsewhere (Go 1.12's is a page
+		// further): the core is another binary's, whose list is not
+		// in this one's bss. Refusing it is right; where the list is
+		// found all the same (data a few bytes off, the code at the
+		// same addresses), every goroutine must agree below.
+		t.Logf("%s: data not at the stripped twin's addresses; its core refused: %v", binary, err)
+		return agreement{refused: true}
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", binary, err)
 	}
@@ -209,6 +221,30 @@ func compare(t *testing.T, binary string, run *coretest.Run, release string) agr
 	t.Logf("%s %s: %d goroutines printed by the runtime; listed %d, same status %d, same frames %d (%d of them the outer frames of a running goroutine's; %d physical frames: function, file:line, pc, sp), same creator %d",
 		release, binary[strings.LastIndexByte(binary, '/')+1:], a.printed, a.listed, a.status, a.frames, a.suffix, a.physical, a.created)
 	return a
+}
+
+// sameData reports whether the writable sections of two binaries are at
+// the same addresses.
+func sameData(t *testing.T, a, b string) bool {
+	t.Helper()
+	var secs [2][]string
+	for i, name := range []string{a, b} {
+		obj, err := object.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, err := obj.Sections()
+		obj.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hs {
+			if h.Flags&object.SectionWrite != 0 {
+				secs[i] = append(secs[i], fmt.Sprintf("%s %#x %#x", h.Name, h.Addr, h.Size))
+			}
+		}
+	}
+	return slices.Equal(secs[0], secs[1])
 }
 
 // createdBy formats g's creator as the runtime prints it.
@@ -273,7 +309,7 @@ func TestRuntimeOracle(t *testing.T) {
 	run := crash(t, "")
 	for _, bin := range []string{run.Binary, run.Unstripped} {
 		a := compare(t, bin, run, runtime.Version())
-		if a.frames < 8 {
+		if !a.refused && a.frames < 8 {
 			t.Errorf("%s: only %d goroutines agree", bin, a.frames)
 		}
 	}
