@@ -116,7 +116,11 @@ func minor(rel string) string {
 // that release, else golang.org/toolchain's module, downloaded if needed.
 func toolchain(rel string) (string, error) {
 	if runtime.Version() == rel {
-		return runtime.GOROOT(), nil
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			return "", fmt.Errorf("go env GOROOT: %v", err)
+		}
+		return strings.TrimSpace(string(out)), nil
 	}
 	mod := "golang.org/toolchain@v0.0.1-" + rel + "." + runtime.GOOS + "-" + runtime.GOARCH
 	cmd := exec.Command("go", "mod", "download", "-json", mod)
