@@ -4,10 +4,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/gosym-dev/gosym/elfcore"
 	"github.com/gosym-dev/gosym/goroutines"
+	"github.com/gosym-dev/gosym/gosym"
 )
 
 // regions is a process image made of separate regions.
@@ -119,5 +123,69 @@ func BenchmarkMany(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		listAll(b, f, img)
+	}
+}
+
+// TestStackSwitch: a goroutine running on a thread that is on its g0
+// stack (in runtime.systemstack, here at its entry) is unwound from its
+// saved context, g.sched: the frames the goroutine left, the first one
+// reached by a stack switch. A thread whose walk ends elsewhere, off the
+// goroutine's stack, is an error that says so.
+func TestStackSwitch(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the made-up stacks are laid out for amd64")
+	}
+	f := openSelf(t)
+	img := manyImage(t, f, 1)
+	bss, heap := img[0], img[1]
+	l := f.lay
+	g := binary.LittleEndian.Uint64(heap.data[0:]) // the only g
+	gb := heap.data[g-heap.base:]
+	binary.LittleEndian.PutUint32(gb[l.GAtomicStatus:], uint32(goroutines.Running))
+	m := f.bss + 0x2000
+	put(gb, l.GM, m)
+	put(bss.data[m-f.bss:], l.MProcid, 4242)
+	sys, err := f.tab.LookupFunction("runtime.systemstack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g0sp := f.bss + 0x3000 // a "g0 stack", off the goroutine's
+	for _, tc := range []struct {
+		pc      uint64
+		wantErr bool
+	}{{sys.Entry(), false}, {f.pc, true}} {
+		threads := []elfcore.Thread{{PID: 4242, PC: tc.pc, SP: g0sp}}
+		p, err := goroutines.New(f.tab, img, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g, err := range p.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Thread != 4242 || g.StatusString != "running" {
+				t.Fatalf("thread %d, status %q", g.Thread, g.StatusString)
+			}
+			var names []string
+			var reached []gosym.Reach
+			var ferr error
+			for fr, err := range p.Frames(g) {
+				if err != nil {
+					ferr = err
+					break
+				}
+				names = append(names, fr.Func.Name())
+				reached = append(reached, fr.Reached)
+			}
+			if tc.wantErr {
+				if ferr == nil || !strings.Contains(ferr.Error(), "does not reach it") {
+					t.Errorf("thread in gopark off the goroutine's stack: frames %v, error %v", names, ferr)
+				}
+				continue
+			}
+			if ferr != nil || !slices.Equal(names, []string{"runtime.gopark", "runtime.goexit"}) || reached[0] != gosym.ReachedStackSwitch {
+				t.Errorf("frames %v reached %v, error %v; want gopark (by a stack switch), goexit", names, reached, ferr)
+			}
+		}
 	}
 }
