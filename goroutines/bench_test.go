@@ -130,7 +130,8 @@ func BenchmarkMany(b *testing.B) {
 // stack (in runtime.systemstack, here at its entry) is unwound from its
 // saved context, g.sched: the frames the goroutine left, the first one
 // reached by a stack switch. A thread whose walk ends elsewhere, off the
-// goroutine's stack, is an error that says so.
+// goroutine's stack, is an error that says so; so is a running goroutine
+// whose thread is not given (its g.sched is stale).
 func TestStackSwitch(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the made-up stacks are laid out for amd64")
@@ -152,9 +153,12 @@ func TestStackSwitch(t *testing.T) {
 	g0sp := f.bss + 0x3000 // a "g0 stack", off the goroutine's
 	for _, tc := range []struct {
 		pc      uint64
-		wantErr bool
-	}{{sys.Entry(), false}, {f.pc, true}} {
+		wantErr string
+	}{{sys.Entry(), ""}, {f.pc, "does not reach it"}, {0, "registers are not known"}} {
 		threads := []elfcore.Thread{{PID: 4242, PC: tc.pc, SP: g0sp}}
+		if tc.pc == 0 {
+			threads = nil // a running goroutine without its thread: no stack
+		}
 		p, err := goroutines.New(f.tab, img, threads)
 		if err != nil {
 			t.Fatal(err)
@@ -177,9 +181,9 @@ func TestStackSwitch(t *testing.T) {
 				names = append(names, fr.Func.Name())
 				reached = append(reached, fr.Reached)
 			}
-			if tc.wantErr {
-				if ferr == nil || !strings.Contains(ferr.Error(), "does not reach it") {
-					t.Errorf("thread in gopark off the goroutine's stack: frames %v, error %v", names, ferr)
+			if tc.wantErr != "" {
+				if ferr == nil || !strings.Contains(ferr.Error(), tc.wantErr) || len(names) > 0 {
+					t.Errorf("thread at %#x: frames %v, error %v; want no frame and %q", tc.pc, names, ferr, tc.wantErr)
 				}
 				continue
 			}

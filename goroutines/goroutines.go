@@ -70,8 +70,9 @@
 // stack end at runtime.sigtramp. cgo frames (C code, cgocallback) are not
 // crossed. Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the
-// caller's job, elfcore's mappings). The goroutines the runtime creates
-// but has not started (status idle) and dead ones are not listed.
+// caller's job, elfcore's mappings). Dead goroutines (exited, kept for
+// reuse) are not listed. A running goroutine whose thread's registers are
+// not given has no stack: its saved context is stale.
 package goroutines
 
 import (
@@ -512,11 +513,20 @@ func (p *Process) thread(tid int) (elfcore.Thread, bool) {
 // Frames yields the physical frames of g's stack, innermost first (see
 // the package documentation, "Stacks"). The walk is gosym.Table.Unwind's:
 // it ends with an error where the stack cannot be followed, and it is
-// bounded by the memory it reads.
+// bounded by the memory it reads. A running goroutine whose thread is not
+// among the Process's threads yields only an error.
 func (p *Process) Frames(g Goroutine) iter.Seq2[gosym.StackFrame, error] {
-	th, onThread := p.thread(g.Thread)
-	if g.Status != Running || !onThread || g.Thread == 0 {
+	if g.Status != Running {
 		return p.tab.Unwind(g.Regs, p.mem)
+	}
+	th, onThread := p.thread(g.Thread)
+	if !onThread || g.Thread == 0 {
+		// Its saved context is stale: where it is now is in its
+		// thread's registers only.
+		id, tid := g.ID, g.Thread
+		return func(yield func(gosym.StackFrame, error) bool) {
+			yield(gosym.StackFrame{}, fmt.Errorf("goroutines: goroutine %d is running on thread %d, whose registers are not known: stack unavailable", id, tid))
+		}
 	}
 	return p.runningFrames(g, th)
 }
