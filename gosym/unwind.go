@@ -291,8 +291,8 @@ func (u *unwinder) resolve() {
 	u.spDelta, u.kind = d, f.Kind()
 	u.ok, u.last = true, u.stopsAt(f, u.kind)
 	u.signal = false
-	if u.arch.sig != nil && u.t.linux() {
-		if name := f.Name(); name == "runtime.sigtramp" || name == "runtime.cgoSigtramp" {
+	if u.arch.sig != nil {
+		if name := f.Name(); (name == "runtime.sigtramp" || name == "runtime.cgoSigtramp") && u.t.linux() {
 			u.signal, u.last = true, false
 		}
 	}
