@@ -73,8 +73,12 @@ func parsePrinted(output string) map[uint64]*printed {
 	return out
 }
 
-// ours returns g's physical frames as the runtime prints them.
-func ours(p *goroutines.Process, g goroutines.Goroutine) ([]oracle.TracebackFrame, error) {
+// ours returns g's physical frames as the runtime prints them. Before Go
+// 1.21 the runtime printed the position of the frame a preemption
+// interrupted (under runtime.asyncPreempt) at its PC-1, as a return
+// address, though its PC is the interrupted instruction (LookupPC's):
+// with oldAsync, so do we.
+func ours(p *goroutines.Process, g goroutines.Goroutine, oldAsync bool) ([]oracle.TracebackFrame, error) {
 	var out []oracle.TracebackFrame
 	var locs []gosym.Location
 	for fr, err := range p.Frames(g) {
@@ -82,7 +86,11 @@ func ours(p *goroutines.Process, g goroutines.Goroutine) ([]oracle.TracebackFram
 			return out, err
 		}
 		tf := oracle.TracebackFrame{Func: oracle.PrintName(fr.Func.Name()), SP: fr.SP, PC: fr.PC}
-		if locs, err = fr.Func.ResolveLocations(fr.LookupPC(), locs); err == nil && len(locs) > 0 {
+		pc := fr.LookupPC()
+		if oldAsync && len(out) > 0 && out[len(out)-1].Func == "runtime.asyncPreempt" && pc > fr.Func.Entry() && pc == fr.PC {
+			pc--
+		}
+		if locs, err = fr.Func.ResolveLocations(pc, locs); err == nil && len(locs) > 0 {
 			tf.File, tf.Line = locs[len(locs)-1].File, locs[len(locs)-1].Line
 		}
 		out = append(out, tf)
@@ -195,7 +203,7 @@ func compare(t *testing.T, binary string, run *coretest.Run, release string) agr
 		} else {
 			a.status++
 		}
-		got, err := ours(p, g)
+		got, err := ours(p, g, rtlayout.Less(rtlayout.Minor(release), "go1.21"))
 		if err != nil && g.Status == goroutines.Running && !crossesSignals(core.GOARCH()) {
 			// Its thread is in the signal handler, whose frame is
 			// not crossed on this architecture: a known limit.
