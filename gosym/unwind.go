@@ -236,7 +236,10 @@ type unwinder struct {
 	// handler entered by the kernel (runtime.sigtramp) and the walk
 	// crosses to the context it interrupted.
 	signal bool
-	n      int // frames so far
+	// linux is 1 once the binary is known to be a linux one, -1 once
+	// known not to be (asked at the first signal trampoline of a walk).
+	linux int8
+	n     int // frames so far
 
 	ok       bool       // there is a current frame
 	err      error      // why the walk stopped early, or nil
@@ -292,7 +295,7 @@ func (u *unwinder) resolve() {
 	u.ok, u.last = true, u.stopsAt(f, u.kind)
 	u.signal = false
 	if u.arch.sig != nil {
-		if name := f.Name(); (name == "runtime.sigtramp" || name == "runtime.cgoSigtramp") && u.t.linux() {
+		if name := f.Name(); (name == "runtime.sigtramp" || name == "runtime.cgoSigtramp") && u.isLinux() {
 			u.signal, u.last = true, false
 		}
 	}

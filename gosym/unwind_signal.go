@@ -11,11 +11,11 @@ import (
 // struct ucontext of arch/*/include/uapi/asm, as Go's
 // runtime/defs_linux_*.go copy them).
 type sigFrame struct {
-	// uc is the offset of the ucontext from sigtramp's caller SP (the
-	// SP the kernel gave the handler, plus the return address it pushed
-	// on 386 and amd64): after the return address on amd64 (struct
-	// rt_sigframe { pretcode; uc; info }), after the 128-byte siginfo
-	// on arm64 (struct rt_sigframe { info; uc }).
+	// uc is the offset of the ucontext from the SP the kernel gave the
+	// handler (sigtramp's SP plus its SP delta): after the return
+	// address it pushed on amd64 (struct rt_sigframe { pretcode; uc;
+	// info }), after the 128-byte siginfo on arm64 (struct rt_sigframe
+	// { info; uc }).
 	uc uint64
 	// info is the offset of the siginfo from the ucontext, where it is
 	// at a fixed one (arm64: before it); 0 if not. Its si_signo, a
@@ -29,7 +29,7 @@ type sigFrame struct {
 var (
 	// amd64: uc_mcontext at 40 (uc_flags, uc_link, uc_stack), its
 	// rsp and rip the 16th and 17th words.
-	sigFrameLinuxAMD64 = sigFrame{uc: 0, pc: 40 + 16*8, sp: 40 + 15*8, lr: -1}
+	sigFrameLinuxAMD64 = sigFrame{uc: 8, pc: 40 + 16*8, sp: 40 + 15*8, lr: -1}
 	// arm64: uc_mcontext at 176 (uc_flags, uc_link, uc_stack,
 	// uc_sigmask, 120 unused bytes, aligned to 16), then fault_address,
 	// regs[31] (x30 the LR), sp, pc.
@@ -49,8 +49,20 @@ func (t *Table) linux() bool {
 	return err == nil
 }
 
-// crossSignal moves from the runtime's signal handler, whose caller SP is
-// fp, to the context the signal interrupted: its PC, SP and LR, read from
+// isLinux is t.linux(), asked once per walk.
+func (u *unwinder) isLinux() bool {
+	if u.linux == 0 {
+		u.linux = -1
+		if u.t.linux() {
+			u.linux = 1
+		}
+	}
+	return u.linux > 0
+}
+
+// crossSignal moves from the runtime's signal handler, whose SP plus SP
+// delta is fp (the SP the kernel gave it), to the context the signal
+// interrupted: its PC, SP and LR, read from
 // the ucontext the kernel gave the handler.
 func (u *unwinder) crossSignal(fp uint64) {
 	sf := u.arch.sig
@@ -86,8 +98,8 @@ func (u *unwinder) crossSignal(fp uint64) {
 		u.ok = false
 		return
 	}
-	if u.n == maxFrames {
-		u.stop(StackFrame{}, &UnwindError{PC: pc0, SP: sp0, Msg: fmt.Sprintf("stuck: more than %d frames", maxFrames)})
+	if pc == pc0 && sp == sp0 || u.n == maxFrames {
+		u.stop(StackFrame{}, &UnwindError{PC: pc0, SP: sp0, Msg: fmt.Sprintf("stuck: the signal frame's interrupted context is pc %#x sp %#x", pc, sp)})
 		return
 	}
 	u.n++
@@ -100,15 +112,15 @@ func (u *unwinder) crossSignal(fp uint64) {
 }
 
 // findUcontext returns the address of the ucontext the kernel gave the
-// signal handler, expected at uc. The handler's frame size in its pcsp
-// table can be off by a word (runtime.sigtramp is entered by the kernel,
-// never unwound through by the runtime, and its PUSHFQ is not counted on
-// amd64 since Go 1.17), so the word before and after are tried too; a
-// place is taken where the frame checks out: on amd64, the return address
-// the kernel pushed before the ucontext is the runtime's signal restorer
-// (runtime.sigreturn, runtime.sigreturn__sigaction); on arm64 the
-// siginfo before it holds a signal number. uc_flags, the ucontext's first
-// word, is small in every case.
+// signal handler, expected at uc. It checks the frame first: on amd64,
+// the return address the kernel pushed before the ucontext is the
+// runtime's signal restorer (runtime.sigreturn,
+// runtime.sigreturn__sigaction); on arm64 the siginfo before it holds a
+// signal number; uc_flags, the ucontext's first word, is small in every
+// case. Where the frame does not check out, the word after and the word
+// before are tried (a frame size off by a word); if none does, there is no
+// ucontext: a cgo binary, whose restorer is the C library's, or hostile
+// memory.
 func (u *unwinder) findUcontext(uc uint64) (uint64, bool) {
 	sf := u.arch.sig
 	for _, d := range [...]int64{0, int64(u.ptr), -int64(u.ptr)} {
