@@ -116,7 +116,7 @@ func (u *unwinder) crossSignal(fp uint64) {
 // the return address the kernel pushed before the ucontext is the
 // runtime's signal restorer (runtime.sigreturn,
 // runtime.sigreturn__sigaction); on arm64 the siginfo before it holds a
-// signal number; uc_flags, the ucontext's first word, is small in every
+// signal number and the interrupted SP is 16-byte aligned; uc_flags, the ucontext's first word, is small in every
 // case. Where the frame does not check out, the word after and the word
 // before are tried (a frame size off by a word); if none does, there is no
 // ucontext: a cgo binary, whose restorer is the C library's, or hostile
@@ -130,7 +130,11 @@ func (u *unwinder) findUcontext(uc uint64) (uint64, bool) {
 			continue
 		}
 		if sf.info != 0 {
-			if signo, err := u.read(a + uint64(sf.info)); err == nil && signo&0xffffffff >= 1 && signo&0xffffffff <= 64 {
+			// The signal number, and the interrupted SP, which
+			// arm64 keeps 16-byte aligned.
+			signo, err1 := u.read(a + uint64(sf.info))
+			sp, err2 := u.read(a + uint64(sf.sp))
+			if err1 == nil && err2 == nil && signo&0xffffffff >= 1 && signo&0xffffffff <= 64 && sp != 0 && sp%16 == 0 {
 				return a, true
 			}
 			continue
