@@ -568,7 +568,10 @@ func (p *Process) runningFrames(g Goroutine, th elfcore.Thread) iter.Seq2[gosym.
 		}
 		// The thread runs on its g0 stack for the goroutine
 		// (systemstack, mcall, morestack): go on from g.sched.
-		if last.Func.Kind() != gosym.KindStackSwitch && last.Func.Kind() != gosym.KindTop {
+		// Anywhere else (a signal handler not crossed, the
+		// scheduler), g.sched is stale: no stack rather than a wrong
+		// one.
+		if last.Func.Kind() != gosym.KindStackSwitch {
 			yield(gosym.StackFrame{PC: th.PC, SP: th.SP}, &gosym.UnwindError{PC: th.PC, SP: th.SP,
 				Msg: fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (ends in %s)", th.PID, g.ID, last.Func.Name())})
 			return
