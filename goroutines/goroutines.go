@@ -59,15 +59,17 @@
 // in (runtime.sigtramp to the interrupted context, linux amd64 and
 // arm64), keeps the frames on the goroutine's own stack, and where the
 // thread runs on its g0 stack (systemstack, mcall, morestack) goes on
-// from g.sched, the goroutine's side of the switch.
+// from g.sched, the goroutine's side of the switch. Wherever else the
+// thread's walk ends, g.sched is stale (the goroutine has run on since it
+// was saved) and Frames ends with an error instead.
 //
 // # Limits
 //
-// Releases Go 1.12 to 1.27 on linux; the architectures of
-// internal/rtlayout (amd64 and arm64, and 386, arm, ppc64le and s390x
-// where generated). Signal frames are crossed on linux/amd64 and
-// linux/arm64 only; elsewhere a running goroutine's frames on a signal
-// stack end at runtime.sigtramp. cgo frames (C code, cgocallback) are not
+// Releases Go 1.12 to 1.27 on linux, on amd64, arm64, 386, arm, ppc64le
+// and s390x. Signal frames are crossed on linux/amd64 and linux/arm64
+// only; elsewhere a goroutine running on a thread that is in a signal
+// handler (every thread of a core the runtime dumped after a fatal
+// signal) has no stack: Frames says its thread's stack does not reach it. cgo frames (C code, cgocallback) are not
 // crossed. Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the
 // caller's job, elfcore's mappings). Dead goroutines (exited, kept for
