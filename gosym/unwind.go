@@ -32,6 +32,12 @@ type StackFrame struct {
 	// SP is the frame's stack pointer, as the traceback prints sp=.
 	SP   uint64
 	Func Function // the function whose frame this is
+	// Reached says how the walk got to this frame from the one before
+	// (inner) it: ReachedCall for a return address, ReachedTrap under a
+	// fault or preemption (KindTrap), ReachedSignal through the context
+	// a signal handler was given, ReachedStackSwitch from another stack.
+	// The first frame is ReachedCall.
+	Reached Reach
 
 	// exact is set when PC is the instruction itself rather than a
 	// return address: the first frame of a thread's registers, and a
@@ -53,6 +59,43 @@ func (fr StackFrame) LookupPC() uint64 {
 	return fr.PC
 }
 
+// Reach says how an unwind reached a frame from the frame inside it.
+type Reach uint8
+
+const (
+	// ReachedCall: the inner frame's return address leads here, or
+	// this is the first frame.
+	ReachedCall Reach = iota
+	// ReachedTrap: a fault or a preemption interrupted this frame (the
+	// inner frame is a KindTrap function such as runtime.sigpanic); its
+	// PC is the interrupted instruction.
+	ReachedTrap
+	// ReachedSignal: this frame is the context that a signal
+	// interrupted, read from the ucontext the kernel gave the runtime's
+	// signal handler (runtime.sigtramp); its PC is the interrupted
+	// instruction.
+	ReachedSignal
+	// ReachedStackSwitch: this frame is on another stack than the inner
+	// one, found through the runtime's saved context (a goroutine's
+	// g.sched, left by systemstack, mcall or morestack).
+	ReachedStackSwitch
+)
+
+// String returns "call", "trap", "signal" or "stack switch".
+func (r Reach) String() string {
+	switch r {
+	case ReachedCall:
+		return "call"
+	case ReachedTrap:
+		return "trap"
+	case ReachedSignal:
+		return "signal"
+	case ReachedStackSwitch:
+		return "stack switch"
+	}
+	return fmt.Sprintf("Reach(%d)", uint8(r))
+}
+
 // maxFrames bounds a walk over hostile memory that never reaches the top.
 const maxFrames = 1 << 20
 
@@ -64,17 +107,22 @@ type unwindArch struct {
 	// moves SP down to store LR when it fakes a call to sigpanic
 	// (sigctxt.preparePanic, pushCall): alignUp(MinFrameSize, StackAlign).
 	trapBump uint64
+	// sig is where the kernel's signal frame is on linux, nil where the
+	// signal frame is not crossed.
+	sig *sigFrame
 }
 
 // unwindArchOf returns the unwinding rules for goarch.
 func unwindArchOf(goarch string) (unwindArch, bool) {
 	switch goarch {
-	case "386", "amd64":
+	case "386":
 		return unwindArch{}, true
+	case "amd64":
+		return unwindArch{sig: &sigFrameLinuxAMD64}, true
 	case "arm", "mips", "mipsle":
 		return unwindArch{usesLR: true, trapBump: 4}, true
 	case "arm64":
-		return unwindArch{usesLR: true, trapBump: 16}, true
+		return unwindArch{usesLR: true, trapBump: 16, sig: &sigFrameLinuxARM64}, true
 	case "ppc64", "ppc64le":
 		return unwindArch{usesLR: true, trapBump: 32}, true
 	case "s390x", "riscv64", "mips64", "mips64le", "loong64":
@@ -184,7 +232,14 @@ type unwinder struct {
 	innermost bool
 	// last is set when the walk ends after the current frame.
 	last bool
-	n    int // frames so far
+	// signal is set when the current frame is the runtime's signal
+	// handler entered by the kernel (runtime.sigtramp) and the walk
+	// crosses to the context it interrupted.
+	signal bool
+	// linux is 1 once the binary is known to be a linux one, -1 once
+	// known not to be (asked at the first signal trampoline of a walk).
+	linux int8
+	n     int // frames so far
 
 	ok       bool       // there is a current frame
 	err      error      // why the walk stopped early, or nil
@@ -238,6 +293,12 @@ func (u *unwinder) resolve() {
 	}
 	u.spDelta, u.kind = d, f.Kind()
 	u.ok, u.last = true, u.stopsAt(f, u.kind)
+	u.signal = false
+	if u.arch.sig != nil {
+		if name := f.Name(); (name == "runtime.sigtramp" || name == "runtime.cgoSigtramp") && u.isLinux() {
+			u.signal, u.last = true, false
+		}
+	}
 }
 
 // next moves to the caller of the current frame.
@@ -248,6 +309,10 @@ func (u *unwinder) next() {
 	}
 	pc, sp, f, d := u.frame.PC, u.frame.SP, u.frame.Func, u.spDelta
 	fp := sp + uint64(int64(d))
+	if u.signal {
+		u.crossSignal(fp)
+		return
+	}
 	var ret uint64
 	var err error
 	if u.arch.usesLR {
@@ -280,6 +345,9 @@ func (u *unwinder) next() {
 	u.n++
 	trap := u.kind == KindTrap
 	u.frame = StackFrame{PC: ret, SP: fp, exact: trap}
+	if trap {
+		u.frame.Reached = ReachedTrap
+	}
 	u.lr, u.innermost = 0, false
 	if trap && u.arch.usesLR && !u.crossTrap() {
 		return

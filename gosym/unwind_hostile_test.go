@@ -1,7 +1,11 @@
 package gosym
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/testcorpus"
@@ -67,4 +71,67 @@ func TestUnwindHostile(t *testing.T) {
 		}
 		t.Logf("200 walks, %d frames", total)
 	})
+}
+
+// TestUnwindSignalLoop: hostile signal frames whose ucontext leads back
+// into runtime.sigtramp (at the same PC and SP, or alternating between
+// two) end the walk with an error, at once or within maxFrames frames,
+// and a ucontext that cannot be found or read is an error that names the
+// signal frame.
+func TestUnwindSignalLoop(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("a linux/amd64 signal frame of the test binary")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	tab, err := Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	tramp, err := tab.LookupFunction("runtime.sigtramp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret, err := tab.LookupFunction("runtime.sigreturn__sigaction")
+	if err != nil {
+		t.Skip(err)
+	}
+	const base = 0x10000
+	mem := &snapshot{base: base, data: make([]byte, 0x4000)}
+	put := func(addr, v uint64) { binary.LittleEndian.PutUint64(mem.data[addr-base:], v) }
+	// A frame at sp, entered at sigtramp's entry (SP delta 0): its
+	// ucontext at sp+8, after the restorer's address; its interrupted
+	// context is next.
+	frame := func(sp, nextSP uint64) {
+		put(sp, ret.Entry())
+		put(sp+8, 0) // uc_flags
+		put(sp+8+uint64(sigFrameLinuxAMD64.pc), tramp.Entry())
+		put(sp+8+uint64(sigFrameLinuxAMD64.sp), nextSP)
+	}
+	a, b := uint64(base+0x1000), uint64(base+0x2000)
+	for _, tc := range []struct {
+		name  string
+		setup func()
+		want  string
+	}{
+		{"self", func() { frame(a, a) }, "stuck"},
+		{"two", func() { frame(a, b); frame(b, a) }, "stuck"},
+		{"no ucontext", func() { clear(mem.data) }, "crossing the signal frame of runtime.sigtramp: no ucontext"},
+	} {
+		clear(mem.data)
+		tc.setup()
+		n := 0
+		var last error
+		for _, err := range tab.Unwind(Regs{PC: tramp.Entry(), SP: a}, mem) {
+			n++
+			last = err
+		}
+		if last == nil || !strings.Contains(last.Error(), tc.want) || n > maxFrames+2 {
+			t.Errorf("%s: %d frames, last error %v; want %q", tc.name, n, last, tc.want)
+		}
+		t.Logf("%s: %d frames: %v", tc.name, n, last)
+	}
 }

@@ -189,10 +189,48 @@ func checkCrash(t *testing.T, run *crashRun, tg coretest.Target) {
 	if signal < 4 || parked < 3 {
 		t.Errorf("only %d goroutines from signal contexts and %d parked ones agree", signal, parked)
 	}
+	// Where the unwinder crosses signal frames, the walk of each thread
+	// goes on from runtime.sigtramp into the context the signal
+	// interrupted: the runtime's traceback of the goroutine the signal
+	// interrupted (the first of each section of its output) must be
+	// what follows the thread's last signal crossing, frame for frame.
+	crosses := crossesSignals(run.tab)
+	interrupted := map[[2]uint64]coretest.Goroutine{}
+	for _, g := range coretest.Goroutines(run.output, tg.LR) {
+		if g.Signal {
+			interrupted[[2]uint64{g.PC, g.SP}] = g
+		}
+	}
+	viaSignal := 0
 	for _, th := range run.core.Threads {
-		got, err := unwindFrames(run.tab, Regs{PC: th.PC, SP: th.SP, LR: th.LR}, run.core)
+		regs := Regs{PC: th.PC, SP: th.SP, LR: th.LR}
+		got, err := unwindFrames(run.tab, regs, run.core)
+		lastSignal := -1
+		i := 0
+		for fr, err := range run.tab.Unwind(regs, run.core) {
+			if err != nil {
+				break
+			}
+			if fr.Reached == ReachedSignal {
+				lastSignal = i
+			}
+			i++
+		}
+		if crosses && lastSignal >= 0 && lastSignal < len(got) {
+			tail := got[lastSignal:]
+			if g, ok := interrupted[[2]uint64{tail[0].PC, tail[0].SP}]; ok {
+				if !sameFrames(tail[:min(len(tail), len(g.Frames))], g.Frames) {
+					t.Errorf("thread %d, across its signal frame:\n%s\nruntime's %s:\n%s", th.PID, formatFrames(tail), g.Header, formatFrames(g.Frames))
+				} else {
+					viaSignal++
+				}
+			}
+		}
 		if err == nil {
-			if last, _ := run.tab.ResolveFunction(got[len(got)-1].PC); last.Kind() == KindTop {
+			// The walk ends at a top frame, or, past a signal
+			// frame, at the stack switch an idle thread's g0 stack
+			// starts with (runtime.mcall, systemstack).
+			if last, _ := run.tab.ResolveFunction(got[len(got)-1].PC); last.Kind() == KindTop || lastSignal >= 0 && last.Kind() == KindStackSwitch {
 				continue
 			}
 		}
@@ -209,8 +247,18 @@ func checkCrash(t *testing.T, run *crashRun, tg coretest.Target) {
 		}
 		t.Errorf("thread %d: unwinding ends neither at a top frame nor at runtime.sigtramp: %v\n%s", th.PID, err, formatFrames(got))
 	}
-	t.Logf("%s: %d goroutines from signal contexts, %d parked (%d with the LR of the traceback), %d frames agree; %d threads of the core unwind to a top frame, %d to runtime.sigtramp and out of Go",
-		tg.GOARCH, signal, parked, parkedLR, frames, len(run.core.Threads)-outside, outside)
+	if crosses && viaSignal < len(interrupted) {
+		t.Errorf("%d of the %d goroutines the signals interrupted found across the signal frames of the threads", viaSignal, len(interrupted))
+	}
+	t.Logf("%s: %d goroutines from signal contexts, %d parked (%d with the LR of the traceback), %d frames agree; %d threads of the core unwind to a top frame, %d to runtime.sigtramp and out of Go; %d interrupted goroutines agree across signal frames",
+		tg.GOARCH, signal, parked, parkedLR, frames, len(run.core.Threads)-outside, outside, viaSignal)
+}
+
+// crossesSignals reports whether Unwind crosses the signal frames of
+// tab's binary (linux on amd64 and arm64).
+func crossesSignals(tab *Table) bool {
+	a, ok := unwindArchOf(tab.goarch())
+	return ok && a.sig != nil && tab.linux()
 }
 
 // gcoreEnv names the environment variable that enables TestUnwindGcore.

@@ -11,7 +11,7 @@
 //	gosym <command> [flags] BINARY [args]
 //
 // The commands are info, funcs, addr2line, inlines, lines, disasm, lidia,
-// gsym, symbols, pprof and unwind. Each takes -h ("gosym help CMD" is the same), which prints its
+// gsym, symbols, pprof, unwind and goroutines. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -325,12 +325,37 @@
 // interrupted), the function, and its file:line. A PC inside inlined calls
 // gets one line per inlined call first, marked "inlined" in a fifth field,
 // then the physical function's line. The walk follows the runtime's own
-// rules (see gosym.Table.Unwind) and ends at the top of the stack (for a
-// Go program killed by a signal, the signal handler's runtime.sigtramp),
-// or with a line "unwinding stopped: REASON": a frame that cannot be
+// rules (see gosym.Table.Unwind), crossing the signal frames of linux
+// amd64 and arm64 threads (from the signal handler's runtime.sigtramp to
+// the interrupted code), and ends at the top of the stack, or with a line "unwinding stopped: REASON": a frame that cannot be
 // unwound, or more than N frames (100 by default, as the runtime's
 // tracebacks print at most 100 frames of a goroutine; inlined frames
 // count), as a damaged stack can loop. Addresses are link-time
 // addresses: a position-independent BINARY must have been loaded at its
 // link address. BINARY's architecture must be the core's.
+//
+// # goroutines
+//
+//	gosym goroutines [-json] [-frames N] BINARY CORE
+//
+// Goroutines prints every goroutine of CORE, an ELF core file of a Go
+// process running BINARY, as the runtime's traceback (GOTRACEBACK=crash)
+// prints it, using only BINARY's Go symbol table and the runtime's
+// structures as each release lays them out (see package goroutines): it
+// works on stripped binaries. For each goroutine, a line "goroutine ID
+// [STATUS]:" (", thread TID" after the status when it runs or is in a
+// system call on a thread), then its frames, innermost first: a line
+// "FUNCTION(...)" and a line "FILE:LINE +0xOFFSET fp=FP sp=SP pc=PC" for
+// each physical frame, "FUNCTION(...)" and "FILE:LINE" for each inlined
+// call; then "created by FUNCTION in goroutine ID" and the position of
+// the go statement. A stack that cannot be followed ends with a line
+// "unwinding stopped: REASON". With -json, one JSON object per goroutine
+// and line: {"id", "status", "thread", "frames": [{"function", "file",
+// "line", "pc", "sp", "inlined"}], "created_by": {"function", "file",
+// "line", "goroutine"}}. At most N frames (100 by default; inlined frames
+// count) are printed per goroutine. Damaged entries of the runtime's
+// goroutine list are reported on standard error and the exit status is
+// 1: the list printed is then partial. Addresses are link-time
+// addresses: a position-independent BINARY must have been loaded at its
+// link address.
 package main

@@ -41,6 +41,7 @@ var commands = []command{
 	{"symbols", "list every function, physical and inlined, by package and module", runSymbols},
 	{"pprof", "symbolize a pprof profile from the binaries it was recorded from", runPprof},
 	{"unwind", "print the stack of every thread of an ELF core file", runUnwind},
+	{"goroutines", "print every goroutine of a Go program's ELF core file, with its stack", runGoroutines},
 }
 
 func main() {
