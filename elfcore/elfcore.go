@@ -38,8 +38,10 @@ type File struct {
 	// (the kernel writes the thread that got the fatal signal first).
 	Threads []Thread
 
-	r    io.ReaderAt
-	segs []segment // by address
+	r     io.ReaderAt
+	segs  []segment // by address
+	files []Mapping // the NT_FILE note's entries, in note order
+	auxv  []byte    // the NT_AUXV note's descriptor
 }
 
 // Thread is one thread's registers.
@@ -54,6 +56,7 @@ type Thread struct {
 
 type segment struct {
 	vaddr, filesz, memsz, off uint64
+	flags                     elf.ProgFlag
 }
 
 // regLayout says where, in the kernel's elf_gregset_t of an architecture,
@@ -114,7 +117,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 			if p.Vaddr+p.Memsz < p.Vaddr || p.Off+p.Filesz < p.Off || p.Filesz > p.Memsz && p.Memsz != 0 {
 				return nil, fmt.Errorf("elfcore: PT_LOAD at %#x: bad sizes", p.Vaddr)
 			}
-			f.segs = append(f.segs, segment{p.Vaddr, p.Filesz, max(p.Memsz, p.Filesz), p.Off})
+			f.segs = append(f.segs, segment{p.Vaddr, p.Filesz, max(p.Memsz, p.Filesz), p.Off, p.Flags})
 		case elf.PT_NOTE:
 			if p.Filesz > maxNotes-notes {
 				return nil, errors.New("elfcore: notes too large")
@@ -168,7 +171,25 @@ func (f *File) parseNotes(data []byte, lay regLayout, known bool, ptr uint64) er
 		}
 		desc := data[:descsz]
 		data = data[min(descEnd, uint64(len(data))):]
-		if typ != uint32(elf.NT_PRSTATUS) || string(name) != "CORE\x00" {
+		if string(name) != "CORE\x00" {
+			continue
+		}
+		switch typ {
+		case ntFile:
+			if f.files != nil {
+				return errors.New("elfcore: two NT_FILE notes")
+			}
+			files, err := parseNTFile(desc, bo, ptr)
+			if err != nil {
+				return err
+			}
+			f.files = files
+			continue
+		case ntAuxv:
+			f.auxv = desc
+			continue
+		case uint32(elf.NT_PRSTATUS):
+		default:
 			continue
 		}
 		th := Thread{}

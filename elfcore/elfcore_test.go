@@ -128,6 +128,10 @@ func FuzzNewFile(f *testing.F) {
 		for _, s := range c.segs {
 			c.ReadAt(buf, int64(s.vaddr))
 		}
+		if maps := c.Mappings(); len(maps) != len(c.segs) {
+			t.Fatalf("%d mappings of %d segments", len(maps), len(c.segs))
+		}
+		c.Image()
 	})
 }
 

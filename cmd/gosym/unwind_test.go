@@ -34,10 +34,14 @@ var (
 
 // gdbBacktraces runs gdb on the unstripped twin and the core, and returns
 // each thread's frames up to the signal frame ("<signal handler called>"),
-// where gosym's walk stops (runtime.sigtramp is TOPFRAME).
-func gdbBacktraces(t *testing.T, bin, core string) map[string][]gdbFrame {
-	out, err := exec.Command("gdb", "-batch", "-nx", "-ex", "set pagination off",
-		"-ex", "thread apply all bt", bin, core).CombinedOutput()
+// where gosym's walk stops (runtime.sigtramp is TOPFRAME). Further gdb
+// commands (cmds) run before the backtrace.
+func gdbBacktraces(t *testing.T, bin, core string, cmds ...string) map[string][]gdbFrame {
+	args := []string{"-batch", "-nx", "-ex", "set pagination off"}
+	for _, c := range cmds {
+		args = append(args, "-ex", c)
+	}
+	out, err := exec.Command("gdb", append(args, "-ex", "thread apply all bt", bin, core)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, out)
 	}

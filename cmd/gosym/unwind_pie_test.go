@@ -1,0 +1,148 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/gosym-dev/gosym/elfcore"
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/coretest"
+	"github.com/gosym-dev/gosym/internal/oracle"
+)
+
+// TestUnwindCommandPIE is TestUnwindCommand for a position-independent
+// build of coretest's program (-buildmode=pie, linux/amd64, natively),
+// which the kernel loads far from its link-time addresses. It checks:
+//
+//   - the load bias (elfcore.Image.Relocation) is not 0, so the rest
+//     tests something;
+//   - every goroutine the runtime printed with pc= and sp=, unwound
+//     through the relocation's view of the core, gives the runtime's
+//     frames: function, PC and SP, as the process had them;
+//   - "gosym unwind" prints, for every thread, the frames gdb shows with
+//     the unstripped twin's symbols (where gdb is installed), at run-time
+//     PCs;
+//   - the core paired with another binary (the unstripped twin: another
+//     build ID) is refused, naming both build IDs.
+func TestUnwindCommandPIE(t *testing.T) {
+	cr, err := coretest.Crash(t.TempDir(), coretest.Targets[0], "", "-buildmode=pie")
+	if errors.Is(err, coretest.ErrUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tab, err := gosym.Open(cr.Binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	ef, err := elf.Open(cr.Binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	fh, err := os.Open(cr.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	core, err := elfcore.NewFile(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := core.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := im.Relocation(ef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ef.Type != elf.ET_DYN || rel.Bias == 0 || im.GoBuildID == "" {
+		t.Fatalf("%v binary, %+v, image %+v: not a relocated PIE whose build ID the core holds", ef.Type, rel, im)
+	}
+	mem := rel.View(core, 8, core.ByteOrder)
+	agree, frames := 0, 0
+	for _, g := range coretest.Goroutines(cr.Output, "") {
+		regs := gosym.Regs{PC: rel.ToLink(g.PC), SP: g.SP, Saved: !g.Signal}
+		var got []oracle.TracebackFrame
+		for fr, err := range tab.Unwind(regs, mem) {
+			if err != nil {
+				t.Errorf("%s: %v", g.Header, err)
+				break
+			}
+			got = append(got, oracle.TracebackFrame{Func: oracle.PrintName(fr.Func.Name()), PC: rel.ToRun(fr.PC), SP: fr.SP})
+		}
+		if !sameTraceback(got, g.Frames) {
+			t.Errorf("%s:\nUnwind:\n%v\nruntime:\n%v", g.Header, got, g.Frames)
+			continue
+		}
+		agree++
+		frames += len(got)
+	}
+	if agree < 5 {
+		t.Errorf("only %d goroutines agree with the runtime", agree)
+	}
+	t.Logf("load bias %#x: %d goroutines, %d frames agree with the runtime's", rel.Bias, agree, frames)
+
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"unwind", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
+		t.Fatalf("status %d: %s", status, stderr.String())
+	}
+	threads, _ := parseUnwind(t, stdout.String(), false)
+	if len(threads) != len(core.Threads) {
+		t.Errorf("%d threads printed, the core has %d", len(threads), len(core.Threads))
+	}
+	for tid, frames := range threads {
+		if len(frames) == 0 {
+			t.Errorf("thread %s: no frame", tid)
+		}
+		for _, f := range frames {
+			if f.pc < rel.Start+rel.Bias || f.pc >= rel.End+rel.Bias {
+				t.Errorf("thread %s: pc %#x is not a run-time address of the binary", tid, f.pc)
+			}
+		}
+	}
+	if _, err := exec.LookPath("gdb"); err == nil {
+		// gdb places the PIE by its program headers, which differ
+		// (slightly) between the twins: it runs on the stripped binary
+		// with the twin's symbols at the bias.
+		n := compareGDB(t, cr.Binary, threads, nil, gdbBacktraces(t, cr.Binary, cr.Core,
+			fmt.Sprintf("symbol-file -o %#x %s", rel.Bias, cr.Unstripped)))
+		t.Logf("%d threads, %d frames agree with gdb", len(threads), n)
+	} else {
+		t.Log("no gdb (apt-get install gdb; .ci/run does): frames not compared with gdb's")
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	status := run([]string{"unwind", cr.Unstripped, cr.Core}, nil, &stdout, &stderr)
+	want := fmt.Sprintf("gosym: %s: %s is not the binary the process ran (%s): %v: Go build ID ", cr.Core, cr.Unstripped, cr.Binary, elfcore.ErrMismatch)
+	if status != 1 || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), im.GoBuildID) {
+		t.Errorf("another binary: status %d, stdout %q, stderr %q; want the prefix %q and %q", status, stdout.String(), stderr.String(), want, im.GoBuildID)
+	}
+}
+
+// sameTraceback reports whether two tracebacks have the same functions
+// at the same PCs and SPs.
+func sameTraceback(a, b []oracle.TracebackFrame) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Func != b[i].Func || a[i].PC != b[i].PC || a[i].SP != b[i].SP {
+			return false
+		}
+	}
+	return true
+}
