@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gosym-dev/gosym/elfcore"
 	"github.com/gosym-dev/gosym/gosym"
@@ -326,4 +327,116 @@ func checkAttach(t *testing.T, exe string, tab *gosym.Table, pr *prog, want map[
 	for f := range want {
 		t.Errorf("no thread is in %s's loop", f)
 	}
+}
+
+// TestAttachErrors checks the errors of Attach and Detach: a process ID
+// that is not one, a process that does not exist, the caller's own
+// process (ptrace cannot trace its own threads), and a second Detach.
+func TestAttachErrors(t *testing.T) {
+	for _, pid := range []int{0, -1} {
+		if _, err := Attach(pid); err == nil || !strings.Contains(err.Error(), "not a process ID") {
+			t.Errorf("Attach(%d): %v", pid, err)
+		}
+	}
+	// A process ID above the kernel's limit (pid_max is at most 2^22).
+	if _, err := Attach(1 << 23); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Attach of no process: %v", err)
+	}
+	if _, err := Attach(os.Getpid()); !errors.Is(err, os.ErrPermission) {
+		t.Errorf("Attach of the caller's own process: %v", err)
+	}
+
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("live tests run on linux/amd64 only, not %s", runtime.GOARCH)
+	}
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	p := attach(t, cmd.Process.Pid)
+	if len(p.Threads) != 1 || p.Threads[0].PID != cmd.Process.Pid || p.Threads[0].PC == 0 || p.Threads[0].SP == 0 {
+		t.Errorf("threads %+v", p.Threads)
+	}
+	if _, err := p.Detach(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Detach(); err == nil {
+		t.Error("a second Detach: no error")
+	}
+}
+
+func TestParseMaps(t *testing.T) {
+	maps, err := parseMaps([]byte(`00400000-0049f000 r-xp 00000000 08:01 1234    /tmp/a b/prog
+7ffd1000-7ffd2000 rw-p 00000000 00:00 0                          [stack]
+7f0000000000-7f0000001000 ---p 00001000 00:00 0 
+ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []elfcore.Mapping{
+		{Start: 0x400000, End: 0x49f000, Flags: elf.PF_R | elf.PF_X, Path: "/tmp/a b/prog"},
+		{Start: 0x7ffd1000, End: 0x7ffd2000, Flags: elf.PF_R | elf.PF_W, Path: "[stack]"},
+		{Start: 0x7f0000000000, End: 0x7f0000001000, Offset: 0x1000},
+		{Start: 0xffffffffff600000, End: 0xffffffffff601000, Flags: elf.PF_X, Path: "[vsyscall]"},
+	}
+	if !slices.Equal(maps, want) {
+		t.Errorf("parseMaps:\n%+v\nwant\n%+v", maps, want)
+	}
+	for _, bad := range []string{
+		"00400000 r-xp 00000000 08:01 1234 /prog\n",
+		"00500000-00400000 r-xp 00000000 08:01 1234 /prog\n",
+		"00400000-00500000 r-xp zz 08:01 1234 /prog\n",
+		"00400000-00500000 r 0 08:01 1234 /prog\n",
+		"00400000-00500000 r-xp 0 08:01\n",
+	} {
+		if m, err := parseMaps([]byte(bad)); err == nil {
+			t.Errorf("parseMaps(%q) = %+v, no error", bad, m)
+		}
+	}
+}
+
+// FuzzParseMaps feeds parseMaps damaged /proc/PID/maps text: it returns
+// an error or mappings that do not run backwards, no more than lines.
+func FuzzParseMaps(f *testing.F) {
+	f.Add([]byte("00400000-0049f000 r-xp 00000000 08:01 1234    /tmp/a b/prog\n7ffd1000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		maps, err := parseMaps(data)
+		if err != nil {
+			return
+		}
+		if len(maps) > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("%d mappings from %d lines", len(maps), bytes.Count(data, []byte("\n"))+1)
+		}
+		for _, m := range maps {
+			if m.End < m.Start {
+				t.Fatalf("mapping %+v", m)
+			}
+		}
+	})
+}
+
+// BenchmarkAttach measures how long Attach, reading every thread's
+// registers, and Detach stop a process of 10,000 goroutines (parked on a
+// channel), and reports it as stopped-ms/op: the stop is dominated by
+// the threads (each seized, interrupted and waited for), not by the
+// goroutines, which are not looked at.
+func BenchmarkAttach(b *testing.B) {
+	exe := buildProg(b, b.TempDir())
+	pr := start(b, exe, 10000)
+	var stopped time.Duration
+	threads := 0
+	for b.Loop() {
+		p := attach(b, pr.cmd.Process.Pid)
+		threads = len(p.Threads)
+		d, err := p.Detach()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stopped += d
+	}
+	b.ReportMetric(float64(stopped.Microseconds())/1000/float64(b.N), "stopped-ms/op")
+	b.ReportMetric(float64(threads), "threads")
+	pr.quit(b)
 }
