@@ -204,6 +204,7 @@ func imageBuildIDs(mem io.ReaderAt, bo binary.ByteOrder, ptr, entry, phdr, phent
 	if _, err := mem.ReadAt(phdrs, int64(phdr)); err != nil {
 		return "", ""
 	}
+	var buf []byte
 	for i := uint64(0); i < phnum && (gnu == "" || goID == ""); i++ {
 		p := phdrs[i*phent:]
 		if bo.Uint32(p) != uint32(elf.PT_NOTE) {
@@ -215,7 +216,13 @@ func imageBuildIDs(mem io.ReaderAt, bo binary.ByteOrder, ptr, entry, phdr, phent
 		} else {
 			vaddr, filesz = bo.Uint64(p[16:]), bo.Uint64(p[32:])
 		}
-		data := make([]byte, min(filesz, maxImageNotes))
+		// One buffer for every note segment: a hostile image may have
+		// a thousand.
+		n := int(min(filesz, maxImageNotes))
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		data := buf[:n]
 		if _, err := mem.ReadAt(data, int64(vaddr+bias)); err != nil {
 			continue
 		}

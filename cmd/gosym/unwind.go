@@ -83,17 +83,17 @@ func (b *exe) unwindCore(w io.Writer, name string, data []byte, maxFrames int) e
 				fmt.Fprintf(w, "\tunwinding stopped: %v\n", err)
 				break
 			}
-			fr.PC = rel.ToRun(fr.PC)
-			locs, err = fr.Func.ResolveLocations(rel.ToLink(fr.LookupPC()), locs)
+			locs, err = fr.Func.ResolveLocations(fr.LookupPC(), locs)
+			pc := rel.ToRun(fr.PC) // as the process had it
 			printed += max(len(locs), 1)
 			if printed > maxFrames {
 				// A damaged or hostile stack can loop, or be as long as
 				// the core: stop where the runtime's tracebacks would.
-				fmt.Fprintf(w, "\tunwinding stopped: more than %d frames, at pc %#x sp %#x\n", maxFrames, fr.PC, fr.SP)
+				fmt.Fprintf(w, "\tunwinding stopped: more than %d frames, at pc %#x sp %#x\n", maxFrames, pc, fr.SP)
 				break
 			}
 			if err != nil || len(locs) == 0 {
-				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", fr.PC, fr.SP, fr.Func.Name(), noPos)
+				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s\n", pc, fr.SP, fr.Func.Name(), noPos)
 				continue
 			}
 			for i, l := range locs {
@@ -101,7 +101,7 @@ func (b *exe) unwindCore(w io.Writer, name string, data []byte, maxFrames int) e
 				if i < len(locs)-1 {
 					inl = "\tinlined"
 				}
-				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s%s\n", fr.PC, fr.SP, l.Function, fileLine(l.File, l.Line), inl)
+				fmt.Fprintf(w, "\t%#x\t%#x\t%s\t%s%s\n", pc, fr.SP, l.Function, fileLine(l.File, l.Line), inl)
 			}
 		}
 	}

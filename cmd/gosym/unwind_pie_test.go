@@ -68,8 +68,16 @@ func TestUnwindCommandPIE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ef.Type != elf.ET_DYN || rel.Bias == 0 || im.GoBuildID == "" {
-		t.Fatalf("%v binary, %+v, image %+v: not a relocated PIE whose build ID the core holds", ef.Type, rel, im)
+	if ef.Type != elf.ET_DYN || rel.Bias == 0 {
+		t.Fatalf("%v binary, %+v: not a relocated PIE", ef.Type, rel)
+	}
+	// The kernel dumps the executable's first page, and so its build ID;
+	// qemu-user (which coretest uses where the kernel pipes cores to a
+	// program) leaves it out.
+	pattern, _ := os.ReadFile("/proc/sys/kernel/core_pattern")
+	kernelCore := !bytes.HasPrefix(pattern, []byte("|"))
+	if kernelCore && im.GoBuildID == "" {
+		t.Fatalf("image %+v: the core does not hold the build ID", im)
 	}
 	mem := rel.View(core, 8, core.ByteOrder)
 	agree, frames := 0, 0
@@ -128,6 +136,9 @@ func TestUnwindCommandPIE(t *testing.T) {
 	stderr.Reset()
 	status := run([]string{"unwind", cr.Unstripped, cr.Core}, nil, &stdout, &stderr)
 	want := fmt.Sprintf("gosym: %s: %s is not the binary the process ran (%s): %v: Go build ID ", cr.Core, cr.Unstripped, cr.Binary, elfcore.ErrMismatch)
+	if !kernelCore {
+		return // no build ID to compare
+	}
 	if status != 1 || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), im.GoBuildID) {
 		t.Errorf("another binary: status %d, stdout %q, stderr %q; want the prefix %q and %q", status, stdout.String(), stderr.String(), want, im.GoBuildID)
 	}
