@@ -20,7 +20,7 @@ const ntAuxv = 6
 
 // ErrMismatch reports an executable that is not the one the process ran:
 // its build ID, or its entry point, differs from the mapped image's.
-var ErrMismatch = errors.New("elfcore: not the executable the process ran")
+var ErrMismatch = errors.New("elfcore: executable mismatch")
 
 // Mapping is a range of a process's address space: a PT_LOAD segment of a
 // core file, or a line of /proc/PID/maps.
@@ -305,13 +305,13 @@ func (im *Image) Relocation(exe *elf.File) (Relocation, error) {
 	}
 	switch {
 	case im.GoBuildID != "" && im.GoBuildID != goID:
-		return Relocation{}, fmt.Errorf("%w: Go build ID %q, the process ran %q", ErrMismatch, goID, im.GoBuildID)
+		return Relocation{}, fmt.Errorf("%w: the executable's Go build ID is %q, the process ran %q", ErrMismatch, goID, im.GoBuildID)
 	case im.GNUBuildID != "" && im.GNUBuildID != gnu:
-		return Relocation{}, fmt.Errorf("%w: GNU build ID %q, the process ran %q", ErrMismatch, gnu, im.GNUBuildID)
+		return Relocation{}, fmt.Errorf("%w: the executable's GNU build ID is %q, the process ran %q", ErrMismatch, gnu, im.GNUBuildID)
 	}
 	r := Relocation{Bias: im.Entry - exe.Entry, Start: ^uint64(0)}
 	if exe.Type != elf.ET_DYN && r.Bias != 0 {
-		return Relocation{}, fmt.Errorf("%w: entry point %#x, the process's is at %#x and the executable cannot be moved (%v)", ErrMismatch, exe.Entry, im.Entry, exe.Type)
+		return Relocation{}, fmt.Errorf("%w: the executable's entry point is %#x, the process's %#x, and the executable cannot be moved (%v)", ErrMismatch, exe.Entry, im.Entry, exe.Type)
 	}
 	for _, p := range exe.Progs {
 		if p.Type == elf.PT_LOAD && p.Vaddr+p.Memsz >= p.Vaddr {

@@ -135,7 +135,7 @@ func TestUnwindCommandPIE(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	status := run([]string{"unwind", cr.Unstripped, cr.Core}, nil, &stdout, &stderr)
-	want := fmt.Sprintf("gosym: %s: %s is not the binary the process ran (%s): %v: Go build ID ", cr.Core, cr.Unstripped, cr.Binary, elfcore.ErrMismatch)
+	want := fmt.Sprintf("gosym: %s: %s is not the binary the process ran (%s): %v: the executable's Go build ID is ", cr.Core, cr.Unstripped, cr.Binary, elfcore.ErrMismatch)
 	if !kernelCore {
 		return // no build ID to compare
 	}
