@@ -97,6 +97,9 @@ func layoutOf(m elf.Machine, class elf.Class) (regLayout, bool) {
 
 // NewFile reads the core file in r.
 func NewFile(r io.ReaderAt) (*File, error) {
+	if err := checkTables(r); err != nil {
+		return nil, err
+	}
 	ef, err := elf.NewFile(r)
 	if err != nil {
 		return nil, err
@@ -261,4 +264,65 @@ func (f *File) ReadAt(p []byte, addr int64) (int, error) {
 		a += m
 	}
 	return n, nil
+}
+
+// checkTables checks that the program and section header tables the ELF
+// header of r claims are in r, before debug/elf allocates for them: a
+// 64-byte file claiming 12,000 program headers made it allocate 10 MB.
+// Extended numbering (PN_XNUM, or a section count of 0 with a table) is
+// left to debug/elf, which bounds it.
+func checkTables(r io.ReaderAt) error {
+	var h [64]byte
+	if _, err := r.ReadAt(h[:elf.EI_NIDENT], 0); err != nil {
+		return nil // debug/elf says what is wrong
+	}
+	var bo binary.ByteOrder
+	switch elf.Data(h[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		bo = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		bo = binary.BigEndian
+	default:
+		return nil
+	}
+	var phoff, shoff uint64
+	var phent, phnum, shent, shnum uint16
+	switch elf.Class(h[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		if _, err := r.ReadAt(h[:64], 0); err != nil {
+			return nil
+		}
+		phoff, shoff = bo.Uint64(h[32:]), bo.Uint64(h[40:])
+		phent, phnum, shent, shnum = bo.Uint16(h[54:]), bo.Uint16(h[56:]), bo.Uint16(h[58:]), bo.Uint16(h[60:])
+	case elf.ELFCLASS32:
+		if _, err := r.ReadAt(h[:52], 0); err != nil {
+			return nil
+		}
+		phoff, shoff = uint64(bo.Uint32(h[28:])), uint64(bo.Uint32(h[32:]))
+		phent, phnum, shent, shnum = bo.Uint16(h[42:]), bo.Uint16(h[44:]), bo.Uint16(h[46:]), bo.Uint16(h[48:])
+	default:
+		return nil
+	}
+	for _, t := range []struct {
+		what      string
+		off       uint64
+		ent, num  uint16
+		extension uint16 // the count that says the real one is elsewhere
+	}{
+		{"program headers", phoff, phent, phnum, 0xffff},
+		{"section headers", shoff, shent, shnum, 0},
+	} {
+		if t.num == 0 || t.num == t.extension || t.ent == 0 {
+			continue
+		}
+		size := uint64(t.ent) * uint64(t.num)
+		var b [1]byte
+		if t.off+size < t.off || t.off+size > 1<<63 {
+			return fmt.Errorf("elfcore: %d %s at %#x: past any file", t.num, t.what, t.off)
+		}
+		if _, err := r.ReadAt(b[:], int64(t.off+size-1)); err != nil {
+			return fmt.Errorf("elfcore: %d %s of %d bytes at %#x: past the end of the file", t.num, t.what, t.ent, t.off)
+		}
+	}
+	return nil
 }

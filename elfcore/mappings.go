@@ -142,7 +142,8 @@ func (f *File) Image() (*Image, error) {
 	return ReadImage(f, f.auxv, f.ByteOrder, f.Class, f.Mappings())
 }
 
-// maxImageNotes bounds the notes read from a mapped image.
+// maxImageNotes bounds the notes read from a mapped image, and from an
+// executable.
 const maxImageNotes = 64 << 10
 
 // ReadImage returns the main executable of a process whose memory is
@@ -205,6 +206,7 @@ func imageBuildIDs(mem io.ReaderAt, bo binary.ByteOrder, ptr, entry, phdr, phent
 		return "", ""
 	}
 	var buf []byte
+	budget := 0 // note bytes read
 	for i := uint64(0); i < phnum && (gnu == "" || goID == ""); i++ {
 		p := phdrs[i*phent:]
 		if bo.Uint32(p) != uint32(elf.PT_NOTE) {
@@ -216,9 +218,13 @@ func imageBuildIDs(mem io.ReaderAt, bo binary.ByteOrder, ptr, entry, phdr, phent
 		} else {
 			vaddr, filesz = bo.Uint64(p[16:]), bo.Uint64(p[32:])
 		}
-		// One buffer for every note segment: a hostile image may have
-		// a thousand.
-		n := int(min(filesz, maxImageNotes))
+		// At most maxImageNotes bytes in all, in one buffer: a hostile
+		// image may have a thousand note segments.
+		n := int(min(filesz, uint64(maxImageNotes-budget)))
+		if n == 0 {
+			break
+		}
+		budget += n
 		if cap(buf) < n {
 			buf = make([]byte, n)
 		}
