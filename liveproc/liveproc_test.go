@@ -57,11 +57,12 @@ type prog struct {
 	stack  string // runtime.Stack's output, once every goroutine waited
 }
 
-// start runs exe with park more parked goroutines until it is ready.
-func start(t testing.TB, exe string, park int) *prog {
+// start runs exe with park more parked goroutines, and the further
+// arguments, until it is ready.
+func start(t testing.TB, exe string, park int, args ...string) *prog {
 	t.Helper()
 	stackFile := filepath.Join(filepath.Dir(exe), "stack.txt")
-	cmd := exec.Command(exe, "-stack", stackFile, "-park", strconv.Itoa(park))
+	cmd := exec.Command(exe, append([]string{"-stack", stackFile, "-park", strconv.Itoa(park)}, args...)...)
 	// The spinners hold two Ps for good: the rest need others.
 	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=4")
 	cmd.Stderr = os.Stderr
@@ -439,4 +440,40 @@ func BenchmarkAttach(b *testing.B) {
 	b.ReportMetric(float64(stopped.Microseconds())/1000/float64(b.N), "stopped-ms/op")
 	b.ReportMetric(float64(threads), "threads")
 	pr.quit(b)
+}
+
+// TestAttachChurn attaches to liveprog while it starts and ends threads
+// without pause: once Attach returns, every task of the process must be
+// one of its Threads and in a ptrace stop ("t" in /proc/PID/task/TID/stat),
+// each time.
+func TestAttachChurn(t *testing.T) {
+	exe := buildProg(t, t.TempDir())
+	pr := start(t, exe, 0, "-churn")
+	pid := pr.cmd.Process.Pid
+	for range 5 {
+		p := attach(t, pid)
+		tasks, err := listTasks(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tid := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			// pid (comm) state ...: comm may hold spaces.
+			state := string(bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:])[0])
+			known := slices.ContainsFunc(p.Threads, func(th elfcore.Thread) bool { return th.PID == tid })
+			if state != "t" || !known {
+				t.Errorf("thread %d: state %q; among the %d threads Attach stopped: %v", tid, state, len(p.Threads), known)
+			}
+		}
+		stopped, err := p.Detach()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d threads, stopped for %v", len(p.Threads), stopped)
+	}
+	pr.quit(t)
 }

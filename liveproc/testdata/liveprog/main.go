@@ -1,7 +1,8 @@
 // Command liveprog is the test program of package liveproc: goroutines
 // wait in known states (a channel receive, a select, a sync.Mutex, a
 // sleep, a blocking read system call), two spin on threads of their own
-// (runtime.LockOSThread), and extra ones (-park N) wait on a channel.
+// (runtime.LockOSThread), and extra ones (-park N) wait on a channel;
+// with -churn, threads are started and ended without pause.
 // Once runtime.Stack shows every one of them in its state, it writes that
 // output to the file named by -stack and prints "ready ADDR" (the
 // address of marker, whose bytes the test reads in its memory); it then
@@ -104,6 +105,19 @@ func syscallWait(fd int) {
 //go:noinline
 func parked(ch chan int) { <-ch }
 
+// churnThreads starts and ends threads for good: a goroutine that exits
+// locked to its thread ends the thread, and the next needs a new one.
+func churnThreads() {
+	done := make(chan int)
+	for quit.Load() == 0 {
+		go func() {
+			runtime.LockOSThread()
+			done <- 1
+		}()
+		<-done
+	}
+}
+
 // states are what runtime.Stack must show before the program is ready:
 // a function and the status of its goroutine.
 var states = [][2]string{
@@ -119,6 +133,7 @@ var states = [][2]string{
 func main() {
 	stackFile := flag.String("stack", "", "write runtime.Stack's output to `file`")
 	park := flag.Int("park", 0, "park `N` more goroutines on a channel")
+	churn := flag.Bool("churn", false, "start and end threads without pause")
 	flag.Parse()
 	debug.SetGCPercent(-1)
 
@@ -142,6 +157,9 @@ func main() {
 	}
 	for range *park {
 		go parked(never)
+	}
+	if *churn {
+		go churnThreads()
 	}
 
 	buf := make([]byte, 1<<20)
