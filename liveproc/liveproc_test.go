@@ -79,9 +79,9 @@ func start(t testing.TB, exe string, park int, args ...string) *prog {
 	}
 	p := &prog{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(out)}
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
-	line, err := p.stdout.ReadString('\n')
+	line, readErr := p.stdout.ReadString('\n')
 	if _, err := fmt.Sscanf(line, "ready %v\n", &p.marker); err != nil {
-		t.Fatalf("the program did not get ready: %q %v", line, err)
+		t.Fatalf("the program did not get ready: %q %v %v", line, readErr, err)
 	}
 	data, err := os.ReadFile(stackFile)
 	if err != nil {
