@@ -13,6 +13,22 @@
 //		}
 //	}
 //
+// A position-independent executable runs away from its link-time
+// addresses, which a gosym.Table speaks: the core's Image (its auxiliary
+// vector's entry point, and the build IDs of the executable in its memory)
+// checks the binary given against the one the process ran and gives its
+// Relocation, whose View and ToLink translate the core's addresses:
+//
+//	im, err := core.Image()
+//	...
+//	rel, err := im.Relocation(exe) // exe: the *elf.File of the binary; ErrMismatch if another
+//	...
+//	mem := rel.View(core, 8, core.ByteOrder)
+//	regs := gosym.Regs{PC: rel.ToLink(th.PC), SP: th.SP, LR: rel.ToLink(th.LR)}
+//
+// Mappings lists the core's memory, with the files mapped (NT_FILE).
+// Package liveproc reads a live process with the same types.
+//
 // Reading is bounded by the file: notes, segments and thread counts are
 // checked against its size before anything is allocated for them.
 package elfcore

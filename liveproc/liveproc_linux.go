@@ -36,7 +36,8 @@ const (
 // more rounds.
 const maxRounds = 100
 
-// Process is a process stopped by Attach.
+// Process is a process stopped by Attach. Its methods may be called from
+// several goroutines at once, but for Detach, which must be the last.
 type Process struct {
 	PID int
 	// Threads are the stopped threads, in the order /proc/PID/task
