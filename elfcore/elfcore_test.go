@@ -115,6 +115,9 @@ func FuzzNewFile(f *testing.F) {
 	fuzzseed.Add(f, miniCore(elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, 1, regs[:27], 0x1000, []byte("stack")))
 	fuzzseed.Add(f, miniCore(elf.EM_PPC64, elf.ELFCLASS64, binary.BigEndian, 2, regs, 0x2000, []byte("stack")))
 	fuzzseed.Add(f, miniCore(elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, 3, regs[:18], 0x3000, []byte("stack")))
+	// A core with NT_AUXV and NT_FILE notes, and an executable's image
+	// (Mappings, Image).
+	fuzzseed.Add(f, newExeAt(elf.ET_DYN, "abc/def", 0x10000000).core)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := NewFile(bytes.NewReader(data))
 		if err != nil {
