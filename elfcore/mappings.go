@@ -335,33 +335,38 @@ func (im *Image) Relocation(exe *elf.File) (Relocation, error) {
 }
 
 // ToLink returns the link-time address of the run-time address v, if v is
-// in the executable; any other v is returned as it is.
+// in the executable. The two ranges do not overlap (Relocation checks),
+// and ToLink exchanges them: a v at one of the executable's link-time
+// addresses, where the process did not have it, is moved to where the
+// process had the executable (v+Bias), so that a table never takes it for
+// one of its own addresses (a damaged return address of a PIE linked at 0,
+// say), and ToRun gives it back. Any other v is returned as it is.
 func (r Relocation) ToLink(v uint64) uint64 {
-	if v-r.Bias >= r.Start && v-r.Bias < r.End {
+	switch {
+	case r.Bias == 0:
+		return v
+	case v-r.Bias >= r.Start && v-r.Bias < r.End:
 		return v - r.Bias
-	}
-	return v
-}
-
-// ToRun returns the run-time address of the link-time address v, if v is
-// in the executable; any other v is returned as it is.
-func (r Relocation) ToRun(v uint64) uint64 {
-	if v >= r.Start && v < r.End {
+	case v >= r.Start && v < r.End:
 		return v + r.Bias
 	}
 	return v
 }
 
+// ToRun returns the run-time address of the link-time address v, if v is
+// in the executable: the inverse of ToLink, which is its own inverse.
+func (r Relocation) ToRun(v uint64) uint64 { return r.ToLink(v) }
+
 // View returns the process memory mem as a gosym.Table reads it, at the
-// executable's link-time addresses (see gosym.Table.Unwind): a read at a
-// link-time address of the executable reads its run-time address, any
-// other address reads as it is; and a read of one pointer (ptrSize bytes)
-// whose value is a run-time address in the executable returns its
-// link-time address (ToLink). Table.Unwind reads only return addresses
-// and stack words through it. A pointer-sized value that is not an
-// address but happens to equal one of the executable's is translated too:
-// a caller that reads other data should read mem itself. With Bias 0, mem
-// is returned as it is.
+// executable's link-time addresses (see gosym.Table.Unwind): a read at an
+// address a reads mem at ToRun(a), so the executable is at its link-time
+// addresses; and a read of one pointer (ptrSize bytes) returns the
+// pointer's ToLink, so a run-time address in the executable reads as its
+// link-time address. Table.Unwind reads only return addresses and stack
+// words through it. A pointer-sized value that is not an address but
+// happens to equal one of the executable's is translated too: a caller
+// that reads other data should read mem itself. With Bias 0, mem is
+// returned as it is.
 func (r Relocation) View(mem io.ReaderAt, ptrSize int, bo binary.ByteOrder) io.ReaderAt {
 	if r.Bias == 0 {
 		return mem

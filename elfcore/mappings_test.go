@@ -187,6 +187,12 @@ func TestMappingsAndImage(t *testing.T) {
 		rel.ToRun(testEntry) != testEntry+bias || rel.ToRun(0xc000000000) != 0xc000000000 {
 		t.Error("ToLink, ToRun")
 	}
+	// A link-time address where the process did not have the executable
+	// (a damaged return address) is moved out of the table's way, and
+	// back.
+	if v := rel.ToLink(testEntry); v != testEntry+bias || rel.ToRun(v) != testEntry {
+		t.Errorf("ToLink(%#x) = %#x, ToRun of it %#x", testEntry, v, rel.ToRun(v))
+	}
 	// Through the view, the stack's return address is a link-time one,
 	// and the image is at its link-time address.
 	v := rel.View(f, 8, le)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,7 +34,32 @@ import (
 //   - the core paired with another binary (the unstripped twin: another
 //     build ID) is refused, naming both build IDs.
 func TestUnwindCommandPIE(t *testing.T) {
-	cr, err := coretest.Crash(t.TempDir(), coretest.Targets[0], "", "-buildmode=pie")
+	checkUnwindPIE(t, "")
+}
+
+// TestUnwindCommandPIEReleases is TestUnwindCommandPIE for the programs
+// built by the Go releases listed in GOSYM_UNWIND_RELEASES (as gosym's
+// TestUnwindReleases, whose toolchains it shares).
+func TestUnwindCommandPIEReleases(t *testing.T) {
+	list := os.Getenv("GOSYM_UNWIND_RELEASES")
+	if list == "" {
+		t.Skip("set GOSYM_UNWIND_RELEASES to a list of Go releases to run (go1.12.17,go1.16.15)")
+	}
+	for _, version := range strings.Split(list, ",") {
+		t.Run(version, func(t *testing.T) {
+			goroot, err := coretest.Toolchain(version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkUnwindPIE(t, goroot)
+		})
+	}
+}
+
+// checkUnwindPIE makes TestUnwindCommandPIE's checks on the program built
+// by the toolchain at goroot ("" for the installed one).
+func checkUnwindPIE(t *testing.T, goroot string) {
+	cr, err := coretest.Crash(t.TempDir(), coretest.Targets[0], goroot, "-buildmode=pie")
 	if errors.Is(err, coretest.ErrUnavailable) {
 		t.Skip(err)
 	}
@@ -107,7 +133,7 @@ func TestUnwindCommandPIE(t *testing.T) {
 	if status := run([]string{"unwind", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
 		t.Fatalf("status %d: %s", status, stderr.String())
 	}
-	threads, _ := parseUnwind(t, stdout.String(), false)
+	threads, _ := parseUnwind(t, sigtrampNotTop(t, stdout.String()), false)
 	if len(threads) != len(core.Threads) {
 		t.Errorf("%d threads printed, the core has %d", len(threads), len(core.Threads))
 	}
@@ -125,8 +151,35 @@ func TestUnwindCommandPIE(t *testing.T) {
 		// gdb places the PIE by its program headers, which differ
 		// (slightly) between the twins: it runs on the stripped binary
 		// with the twin's symbols at the bias.
-		n := compareGDB(t, cr.Binary, threads, nil, gdbBacktraces(t, cr.Binary, cr.Core,
-			fmt.Sprintf("symbol-file -o %#x %s", rel.Bias, cr.Unstripped)))
+		gdb := gdbBacktraces(t, cr.Binary, cr.Core, fmt.Sprintf("symbol-file -o %#x %s", rel.Bias, cr.Unstripped))
+		// Before Go 1.17 runtime.sigtramp is not TOPFRAME: the walk
+		// goes on to the signal's return (runtime.sigreturn, or a
+		// value that is no return address), and so does gdb where it
+		// does not see a signal frame (1.12): both are compared up to
+		// runtime.sigtramp, where gdb's signal frame stops it from 1.17.
+		upToSigtramp := func(fn string) bool { return fn == "runtime.sigtramp" }
+		for tid, frames := range threads {
+			if i := slices.IndexFunc(frames, func(f unwindFrame) bool { return upToSigtramp(f.function) }); i >= 0 {
+				threads[tid] = frames[:i+1]
+			}
+		}
+		for tid, frames := range gdb {
+			if i := slices.IndexFunc(frames, func(f gdbFrame) bool { return upToSigtramp(f.function) }); i >= 0 {
+				gdb[tid] = frames[:i+1]
+			}
+		}
+		if goroot != "" {
+			// An old release's thread whose innermost frame gdb shows
+			// without a file:line ("?? ()") has no frames in gdb's
+			// parsed backtrace: it is not compared (seen with 1.12).
+			for tid := range threads {
+				if _, ok := gdb[tid]; !ok {
+					t.Logf("thread %s: gdb shows no frame with a file:line", tid)
+					delete(threads, tid)
+				}
+			}
+		}
+		n := compareGDB(t, cr.Binary, threads, nil, gdb)
 		t.Logf("%d threads, %d frames agree with gdb", len(threads), n)
 	} else {
 		t.Log("no gdb (apt-get install gdb; .ci/run does): frames not compared with gdb's")
@@ -156,4 +209,23 @@ func sameTraceback(a, b []oracle.TracebackFrame) bool {
 		}
 	}
 	return true
+}
+
+// sigtrampNotTop returns the output of gosym unwind without the lines
+// that say a walk stopped at a PC in no function just after
+// runtime.sigtramp or runtime.sigreturn: before Go 1.17 sigtramp is not
+// TOPFRAME, and the walk goes on past the signal frame, where the
+// runtime's own unwinder stopped too (gosym's TestUnwindRuntime).
+func sigtrampNotTop(t *testing.T, out string) string {
+	lines := strings.Split(out, "\n")
+	kept := lines[:0]
+	for i, l := range lines {
+		if i > 0 && strings.HasPrefix(l, "\tunwinding stopped: ") && strings.Contains(l, ": pc in no function: ") &&
+			(strings.Contains(lines[i-1], "\truntime.sigtramp\t") || strings.Contains(lines[i-1], "\truntime.sigreturn\t")) {
+			t.Logf("past the signal frame: %s", strings.TrimPrefix(l, "\t"))
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n")
 }
