@@ -13,6 +13,22 @@
 //		}
 //	}
 //
+// A position-independent executable runs away from its link-time
+// addresses, which a gosym.Table speaks: the core's Image (its auxiliary
+// vector's entry point, and the build IDs of the executable in its memory)
+// checks the binary given against the one the process ran and gives its
+// Relocation, whose View and ToLink translate the core's addresses:
+//
+//	im, err := core.Image()
+//	...
+//	rel, err := im.Relocation(exe) // exe: the *elf.File of the binary; ErrMismatch if another
+//	...
+//	mem := rel.View(core, 8, core.ByteOrder)
+//	regs := gosym.Regs{PC: rel.ToLink(th.PC), SP: th.SP, LR: rel.ToLink(th.LR)}
+//
+// Mappings lists the core's memory, with the files mapped (NT_FILE).
+// Package liveproc reads a live process with the same types.
+//
 // Reading is bounded by the file: notes, segments and thread counts are
 // checked against its size before anything is allocated for them.
 package elfcore
@@ -38,8 +54,10 @@ type File struct {
 	// (the kernel writes the thread that got the fatal signal first).
 	Threads []Thread
 
-	r    io.ReaderAt
-	segs []segment // by address
+	r     io.ReaderAt
+	segs  []segment // by address
+	files []Mapping // the NT_FILE note's entries, in note order
+	auxv  []byte    // the NT_AUXV note's descriptor
 }
 
 // Thread is one thread's registers.
@@ -54,6 +72,7 @@ type Thread struct {
 
 type segment struct {
 	vaddr, filesz, memsz, off uint64
+	flags                     elf.ProgFlag
 }
 
 // regLayout says where, in the kernel's elf_gregset_t of an architecture,
@@ -94,6 +113,9 @@ func layoutOf(m elf.Machine, class elf.Class) (regLayout, bool) {
 
 // NewFile reads the core file in r.
 func NewFile(r io.ReaderAt) (*File, error) {
+	if err := checkTables(r); err != nil {
+		return nil, err
+	}
 	ef, err := elf.NewFile(r)
 	if err != nil {
 		return nil, err
@@ -114,7 +136,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 			if p.Vaddr+p.Memsz < p.Vaddr || p.Off+p.Filesz < p.Off || p.Filesz > p.Memsz && p.Memsz != 0 {
 				return nil, fmt.Errorf("elfcore: PT_LOAD at %#x: bad sizes", p.Vaddr)
 			}
-			f.segs = append(f.segs, segment{p.Vaddr, p.Filesz, max(p.Memsz, p.Filesz), p.Off})
+			f.segs = append(f.segs, segment{p.Vaddr, p.Filesz, max(p.Memsz, p.Filesz), p.Off, p.Flags})
 		case elf.PT_NOTE:
 			if p.Filesz > maxNotes-notes {
 				return nil, errors.New("elfcore: notes too large")
@@ -168,7 +190,25 @@ func (f *File) parseNotes(data []byte, lay regLayout, known bool, ptr uint64) er
 		}
 		desc := data[:descsz]
 		data = data[min(descEnd, uint64(len(data))):]
-		if typ != uint32(elf.NT_PRSTATUS) || string(name) != "CORE\x00" {
+		if string(name) != "CORE\x00" {
+			continue
+		}
+		switch typ {
+		case ntFile:
+			if f.files != nil {
+				return errors.New("elfcore: two NT_FILE notes")
+			}
+			files, err := parseNTFile(desc, bo, ptr)
+			if err != nil {
+				return err
+			}
+			f.files = files
+			continue
+		case ntAuxv:
+			f.auxv = desc
+			continue
+		case uint32(elf.NT_PRSTATUS):
+		default:
 			continue
 		}
 		th := Thread{}
@@ -240,4 +280,65 @@ func (f *File) ReadAt(p []byte, addr int64) (int, error) {
 		a += m
 	}
 	return n, nil
+}
+
+// checkTables checks that the program and section header tables the ELF
+// header of r claims are in r, before debug/elf allocates for them: a
+// 64-byte file claiming 12,000 program headers made it allocate 10 MB.
+// Extended numbering (PN_XNUM, or a section count of 0 with a table) is
+// left to debug/elf, which bounds it.
+func checkTables(r io.ReaderAt) error {
+	var h [64]byte
+	if _, err := r.ReadAt(h[:elf.EI_NIDENT], 0); err != nil {
+		return nil // debug/elf says what is wrong
+	}
+	var bo binary.ByteOrder
+	switch elf.Data(h[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		bo = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		bo = binary.BigEndian
+	default:
+		return nil
+	}
+	var phoff, shoff uint64
+	var phent, phnum, shent, shnum uint16
+	switch elf.Class(h[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		if _, err := r.ReadAt(h[:64], 0); err != nil {
+			return nil
+		}
+		phoff, shoff = bo.Uint64(h[32:]), bo.Uint64(h[40:])
+		phent, phnum, shent, shnum = bo.Uint16(h[54:]), bo.Uint16(h[56:]), bo.Uint16(h[58:]), bo.Uint16(h[60:])
+	case elf.ELFCLASS32:
+		if _, err := r.ReadAt(h[:52], 0); err != nil {
+			return nil
+		}
+		phoff, shoff = uint64(bo.Uint32(h[28:])), uint64(bo.Uint32(h[32:]))
+		phent, phnum, shent, shnum = bo.Uint16(h[42:]), bo.Uint16(h[44:]), bo.Uint16(h[46:]), bo.Uint16(h[48:])
+	default:
+		return nil
+	}
+	for _, t := range []struct {
+		what      string
+		off       uint64
+		ent, num  uint16
+		extension uint16 // the count that says the real one is elsewhere
+	}{
+		{"program headers", phoff, phent, phnum, 0xffff},
+		{"section headers", shoff, shent, shnum, 0},
+	} {
+		if t.num == 0 || t.num == t.extension || t.ent == 0 {
+			continue
+		}
+		size := uint64(t.ent) * uint64(t.num)
+		var b [1]byte
+		if t.off+size < t.off || t.off+size > 1<<63 {
+			return fmt.Errorf("elfcore: %d %s at %#x: past any file", t.num, t.what, t.off)
+		}
+		if _, err := r.ReadAt(b[:], int64(t.off+size-1)); err != nil {
+			return fmt.Errorf("elfcore: %d %s of %d bytes at %#x: past the end of the file", t.num, t.what, t.ent, t.off)
+		}
+	}
+	return nil
 }

@@ -115,6 +115,9 @@ func FuzzNewFile(f *testing.F) {
 	fuzzseed.Add(f, miniCore(elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, 1, regs[:27], 0x1000, []byte("stack")))
 	fuzzseed.Add(f, miniCore(elf.EM_PPC64, elf.ELFCLASS64, binary.BigEndian, 2, regs, 0x2000, []byte("stack")))
 	fuzzseed.Add(f, miniCore(elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, 3, regs[:18], 0x3000, []byte("stack")))
+	// A core with NT_AUXV and NT_FILE notes, and an executable's image
+	// (Mappings, Image).
+	fuzzseed.Add(f, newExeAt(elf.ET_DYN, "abc/def", 0x10000000).core)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := NewFile(bytes.NewReader(data))
 		if err != nil {
@@ -128,6 +131,10 @@ func FuzzNewFile(f *testing.F) {
 		for _, s := range c.segs {
 			c.ReadAt(buf, int64(s.vaddr))
 		}
+		if maps := c.Mappings(); len(maps) != len(c.segs) {
+			t.Fatalf("%d mappings of %d segments", len(maps), len(c.segs))
+		}
+		c.Image()
 	})
 }
 
@@ -199,6 +206,33 @@ func TestRegNames(t *testing.T) {
 		names := regNames[lay.goarch]
 		if names[lay.pc] != c.pc || names[lay.sp] != c.sp || lay.lr >= 0 && names[lay.lr] != c.lr {
 			t.Errorf("%s: pc %q sp %q lr %q", lay.goarch, names[lay.pc], names[lay.sp], c.lr)
+		}
+	}
+}
+
+// TestHeaderTablesBounded checks that NewFile allocates in proportion to
+// the file, not to the header tables its ELF header claims: a 64-byte file
+// (found by FuzzNewFile) claims 12,336 program headers, for which
+// debug/elf allocated 10 MB; tables past the end of the file are errors.
+func TestHeaderTablesBounded(t *testing.T) {
+	bomb := []byte("\x7fELF\x02\x02\x010000000000000000\x01000000000000000000000000000000000000\x00\x0000")
+	core := miniCore(elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, 1, make([]uint64, 27), 0x1000, []byte("stack"))
+	shnum := bytes.Clone(core)
+	binary.LittleEndian.PutUint16(shnum[58:], 64)     // e_shentsize
+	binary.LittleEndian.PutUint16(shnum[60:], 0xfff0) // e_shnum
+	binary.LittleEndian.PutUint64(shnum[40:], 64)     // e_shoff
+	phnum := bytes.Clone(core)
+	binary.LittleEndian.PutUint16(phnum[56:], 0xfffe)
+	for name, data := range map[string][]byte{"fuzz": bomb, "e_shnum": shnum, "e_phnum": phnum} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := NewFile(bytes.NewReader(data))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+			t.Errorf("%s: %d bytes allocated for a file of %d: %v", name, got, len(data), err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package elfcore
 
 import (
+	"debug/elf"
 	"fmt"
 	"strings"
 )
@@ -54,4 +55,48 @@ func (f *File) Reg(th Thread, name string) (v uint64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// machineOf returns the ELF machine and class of goarch's Linux processes.
+func machineOf(goarch string) (elf.Machine, elf.Class, bool) {
+	switch goarch {
+	case "amd64":
+		return elf.EM_X86_64, elf.ELFCLASS64, true
+	case "386":
+		return elf.EM_386, elf.ELFCLASS32, true
+	case "arm64":
+		return elf.EM_AARCH64, elf.ELFCLASS64, true
+	case "arm":
+		return elf.EM_ARM, elf.ELFCLASS32, true
+	case "ppc64", "ppc64le":
+		return elf.EM_PPC64, elf.ELFCLASS64, true
+	case "s390x":
+		return elf.EM_S390, elf.ELFCLASS64, true
+	case "riscv64":
+		return elf.EM_RISCV, elf.ELFCLASS64, true
+	case "loong64":
+		return elf.EM_LOONGARCH, elf.ELFCLASS64, true
+	}
+	return 0, 0, false
+}
+
+// NewThread returns the thread tid of a linux/goarch process whose
+// general registers, in the kernel's elf_gregset_t order, are regs (as an
+// NT_PRSTATUS note, or PTRACE_GETREGSET with NT_PRSTATUS, gives them):
+// its PC, SP and LR are taken from regs where a core's would be. Thread
+// keeps regs.
+func NewThread(goarch string, tid int, regs []uint64) (Thread, error) {
+	m, class, ok := machineOf(goarch)
+	if !ok {
+		return Thread{}, fmt.Errorf("elfcore: registers of %s: architecture not known", goarch)
+	}
+	lay, _ := layoutOf(m, class)
+	if len(regs) <= max(lay.pc, lay.sp, lay.lr) {
+		return Thread{}, fmt.Errorf("elfcore: %d registers of %s: too few", len(regs), goarch)
+	}
+	th := Thread{PID: tid, Regs: regs, PC: regs[lay.pc], SP: regs[lay.sp]}
+	if lay.lr >= 0 {
+		th.LR = regs[lay.lr]
+	}
+	return th, nil
 }

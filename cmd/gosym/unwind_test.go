@@ -34,10 +34,14 @@ var (
 
 // gdbBacktraces runs gdb on the unstripped twin and the core, and returns
 // each thread's frames, across the signal frames ("<signal handler
-// called>", which gosym's walk crosses too on linux/amd64).
-func gdbBacktraces(t *testing.T, bin, core string) map[string][]gdbFrame {
-	out, err := exec.Command("gdb", "-batch", "-nx", "-ex", "set pagination off",
-		"-ex", "thread apply all bt", bin, core).CombinedOutput()
+// called>", which gosym's walk crosses too on linux/amd64). Further gdb
+// commands (cmds) run before the backtrace.
+func gdbBacktraces(t *testing.T, bin, core string, cmds ...string) map[string][]gdbFrame {
+	args := []string{"-batch", "-nx", "-ex", "set pagination off"}
+	for _, c := range cmds {
+		args = append(args, "-ex", c)
+	}
+	out, err := exec.Command("gdb", append(args, "-ex", "thread apply all bt", bin, core)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, out)
 	}

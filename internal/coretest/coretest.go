@@ -96,8 +96,9 @@ func Toolchain(version string) (string, error) {
 
 // Build builds gosym/testdata/unwindprog for linux/goarch into dir,
 // stripped (-ldflags=-s -w) or not, with the installed toolchain, or
-// with the one at goroot (in GOPATH mode, which every release has).
-func Build(dir, goarch, goroot string, stripped bool) (string, error) {
+// with the one at goroot (in GOPATH mode, which every release has), and
+// the further go build flags (such as "-buildmode=pie").
+func Build(dir, goarch, goroot string, stripped bool, flags ...string) (string, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("%w: no go command", ErrUnavailable)
@@ -133,7 +134,7 @@ func Build(dir, goarch, goroot string, stripped bool) (string, error) {
 	} else {
 		exe += ".unstripped"
 	}
-	cmd := exec.Command(goCmd, "build", ldflags, "-o", exe, pkg)
+	cmd := exec.Command(goCmd, append(append([]string{"build", ldflags}, flags...), "-o", exe, pkg)...)
 	cmd.Dir = root
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -173,18 +174,18 @@ func runner(tg Target) ([]string, error) {
 }
 
 // Crash builds the program for tg into dir (with the installed toolchain,
-// or the one at goroot) and runs it there with core dumps enabled until it
-// dies of SIGQUIT under GOTRACEBACK=crash.
-func Crash(dir string, tg Target, goroot string) (*Run, error) {
+// or the one at goroot, and the further go build flags) and runs it there
+// with core dumps enabled until it dies of SIGQUIT under GOTRACEBACK=crash.
+func Crash(dir string, tg Target, goroot string, flags ...string) (*Run, error) {
 	run, err := runner(tg)
 	if err != nil {
 		return nil, err
 	}
-	exe, err := Build(dir, tg.GOARCH, goroot, true)
+	exe, err := Build(dir, tg.GOARCH, goroot, true, flags...)
 	if err != nil {
 		return nil, err
 	}
-	twin, err := Build(dir, tg.GOARCH, goroot, false)
+	twin, err := Build(dir, tg.GOARCH, goroot, false, flags...)
 	if err != nil {
 		return nil, err
 	}
