@@ -2,8 +2,8 @@ package symbfile
 
 import (
 	"bufio"
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
