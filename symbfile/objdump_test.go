@@ -44,7 +44,11 @@ func objdumpCalls(t *testing.T, path string) map[uint64]bool {
 		if len(f) < 4 || !strings.HasPrefix(f[1], "0x") {
 			continue
 		}
-		op, _, _ := strings.Cut(strings.TrimSpace(f[3]), " ")
+		// Prefixes come first, each with a ";": "REPNE; CALL 0x...".
+		op, rest, _ := strings.Cut(f[3], " ")
+		for strings.HasSuffix(op, ";") {
+			op, rest, _ = strings.Cut(rest, " ")
+		}
 		base, _, _ := strings.Cut(op, ".")
 		switch base {
 		case "CALL", "LCALL", "BL", "BLX", "BCLRL", "BCL":
