@@ -50,11 +50,17 @@ func BenchmarkWrite(b *testing.B) {
 			defer tab.Close()
 			var w countingWriter
 			b.ReportAllocs()
+			cpu := cpuTime()
+			n := 0
 			for b.Loop() {
+				n++
 				w = countingWriter{}
 				if err := Write(&w, tab, WithReturnPads(v.pads)); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if d := cpuTime() - cpu; d > 0 {
+				b.ReportMetric(float64(d.Nanoseconds())/float64(n), "cpu-ns/op")
 			}
 			b.ReportMetric(float64(w.n), "file-bytes")
 			b.ReportMetric(float64(w.n)/float64(tab.NumFunctions()), "bytes/func")

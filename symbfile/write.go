@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/object"
@@ -40,29 +42,92 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	}
 	b.out = append(b.out, magic...)
 	b.message(mtHeader, nil)
-	for f, err := range t.Functions() {
-		if err != nil {
-			return err
-		}
-		if o.returnPads {
-			err = b.addPads(f, find)
-		} else {
-			err = b.addFunction(f)
-		}
-		if err != nil {
-			return err
-		}
-		if b.strBytes >= maxTable {
-			if err := b.flush(); err != nil {
-				return err
+	var err error
+	if o.returnPads {
+		err = b.addAllPads(t, find)
+	} else {
+		for f, ferr := range t.Functions() {
+			if err = cmp.Or(ferr, b.addFunction(f), b.flushIfFull()); err != nil {
+				break
 			}
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if err := b.flush(); err != nil {
 		return err
 	}
-	_, err := w.Write(b.out)
+	_, err = w.Write(b.out)
 	return err
+}
+
+// flushIfFull writes the chunk once its strings take maxTable bytes.
+func (b *builder) flushIfFull() error {
+	if b.strBytes >= maxTable {
+		return b.flush()
+	}
+	return nil
+}
+
+// padWindow is the number of functions whose code addAllPads decodes at
+// once, in as many batches as there are CPUs.
+const padWindow = 1024
+
+// addAllPads adds the return pads of every function of t. Decoding the
+// code (the most work, on x86) is done for padWindow functions at a time
+// by one goroutine per CPU, each for a part of them; the pads are then
+// added in address order, so that the output does not depend on
+// scheduling.
+func (b *builder) addAllPads(t *gosym.Table, find callFinder) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	fns := make([]gosym.Function, 0, padWindow)
+	rets := make([][]uint64, padWindow)
+	errs := make([]error, padWindow)
+	decode := func() error {
+		var wg sync.WaitGroup
+		per := (len(fns) + workers - 1) / workers
+		for lo := 0; lo < len(fns); lo += per {
+			hi := min(lo+per, len(fns))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := lo; i < hi; i++ {
+					errs[i] = nil
+					f := fns[i]
+					if f.End() <= f.Entry() {
+						rets[i] = rets[i][:0]
+						continue
+					}
+					code, err := f.Code()
+					if err != nil {
+						errs[i] = err
+						continue
+					}
+					rets[i] = find(code, f.Entry(), rets[i][:0])
+				}
+			}()
+		}
+		wg.Wait()
+		for i, f := range fns {
+			if err := cmp.Or(errs[i], b.addPads(f, rets[i]), b.flushIfFull()); err != nil {
+				return err
+			}
+		}
+		fns = fns[:0]
+		return nil
+	}
+	for f, err := range t.Functions() {
+		if err != nil {
+			return err
+		}
+		if fns = append(fns, f); len(fns) == padWindow {
+			if err := decode(); err != nil {
+				return err
+			}
+		}
+	}
+	return decode()
 }
 
 // Whether the file of a range is known.
@@ -135,7 +200,6 @@ type builder struct {
 	calls []gosym.InlinedCall
 	stack []int
 	open  []openRange
-	rets  []uint64
 }
 
 // str returns the index of s in the chunk's strings.
@@ -277,28 +341,21 @@ func (b *builder) closeFrom(d, nopen int, end uint64) {
 	}
 }
 
-// addPads adds the return pads of one physical function: for every call
-// instruction in its code, the address after it minus 1 and the frames
-// there, outermost first, as the proto defines them: each frame's function,
-// and the file and line where it is, that of the call site of the next
-// frame for every frame but the innermost.
-func (b *builder) addPads(f gosym.Function, find callFinder) error {
-	if f.End() <= f.Entry() {
-		return nil
-	}
-	code, err := f.Code()
-	if err != nil {
-		return err
-	}
-	b.rets = find(code, f.Entry(), b.rets[:0])
-	if len(b.rets) == 0 {
+// addPads adds the return pads of one physical function, whose call
+// instructions end at rets: for every call instruction in its code, the
+// address after it minus 1 and the frames there, outermost first, as the
+// proto defines them: each frame's function, and the file and line where
+// it is, that of the call site of the next frame for every frame but the
+// innermost.
+func (b *builder) addPads(f gosym.Function, rets []uint64) error {
+	if len(rets) == 0 {
 		return nil
 	}
 	if err := b.functionLines(f); err != nil {
 		return err
 	}
 	k := 0
-	for _, ret := range b.rets {
+	for _, ret := range rets {
 		pc := ret - 1
 		for k < len(b.fl)-1 && b.fl[k].PCHi <= pc {
 			k++
