@@ -29,6 +29,7 @@ import (
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	o := makeOptions(opts)
 	b := &builder{w: w, strIdx: make(map[string]int32), pads: o.returnPads}
+	b.budget = budget(t.Object())
 	var find callFinder
 	if o.returnPads {
 		arch := ""
@@ -62,12 +63,42 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	return err
 }
 
-// flushIfFull writes the chunk once its strings take maxTable bytes.
+// flushIfFull checks the budget, and writes the chunk once its strings
+// take maxTable bytes or its records maxChunk entries.
 func (b *builder) flushIfFull() error {
-	if b.strBytes >= maxTable {
+	if b.names > b.budget {
+		return fmt.Errorf("symbfile: %w: names total more than %d bytes, out of proportion with the binary (names that overlap, without NUL bytes?)", gosym.ErrCorrupted, b.budget)
+	}
+	if b.entries > b.budget {
+		return fmt.Errorf("symbfile: %w: more than %d records and line entries, out of proportion with the binary (functions that share long tables?)", gosym.ErrCorrupted, b.budget)
+	}
+	if b.strBytes >= maxTable || len(b.recs)+len(b.lines)+len(b.padFrames) >= maxChunk {
 		return b.flush()
 	}
 	return nil
+}
+
+// maxChunk bounds the records and line entries Write holds in memory.
+const maxChunk = 1 << 20
+
+// budget returns how many bytes of names, and how many records, line
+// entries and return pad frames, Write accepts from obj: twice the bytes
+// its sections span in the file, and 1 MiB. A sound binary holds each
+// name at least once, and each line entry, range and call at least as a
+// byte of its tables or code; the margin is for what the sections leave
+// out and for the tables the linker shares between functions. Damaged
+// tables (a name table without NUL bytes, many functions that share one
+// long line table) would otherwise make a file, and use memory, out of
+// proportion with the binary.
+func budget(obj object.Object) int {
+	hs, _ := obj.Sections()
+	var end uint64
+	for _, h := range hs {
+		if h.Offset+h.FileSize >= h.Offset {
+			end = max(end, h.Offset+h.FileSize)
+		}
+	}
+	return int(2*min(end, math.MaxInt32) + 1<<20)
 }
 
 // padWindow is the number of functions whose code addAllPads decodes at
@@ -190,6 +221,8 @@ type builder struct {
 	strs      []string
 	uses      []int32
 	strBytes  int
+	// What has been added, against the budget.
+	names, entries, budget int
 	recs      []rec
 	lines     []lineEntry
 	padRecs   []pad
@@ -212,6 +245,7 @@ func (b *builder) str(s string) int32 {
 	b.strs = append(b.strs, s)
 	b.uses = append(b.uses, 0)
 	b.strBytes += len(s) + 2
+	b.names += len(s)
 	return i
 }
 
@@ -338,6 +372,7 @@ func (b *builder) closeFrom(d, nopen int, end uint64) {
 		r.lineLo = int32(len(b.lines))
 		b.lines = append(b.lines, o.lines...)
 		r.lineHi = int32(len(b.lines))
+		b.entries += 1 + len(o.lines)
 	}
 }
 
@@ -374,6 +409,7 @@ func (b *builder) addPads(f gosym.Function, rets []uint64) error {
 			b.padFrames = append(b.padFrames, fr)
 		}
 		b.padRecs = append(b.padRecs, pad{va: pc, lo: lo, hi: int32(len(b.padFrames))})
+		b.entries += len(b.stack)
 	}
 	return nil
 }
