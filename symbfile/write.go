@@ -217,16 +217,16 @@ type builder struct {
 	haveVA bool
 
 	// The chunk: strings, how often records use each, records.
-	strIdx    map[string]int32
-	strs      []string
-	uses      []int32
-	strBytes  int
+	strIdx   map[string]int32
+	strs     []string
+	uses     []int32
+	strBytes int
 	// What has been added, against the budget.
 	names, entries, budget int
-	recs      []rec
-	lines     []lineEntry
-	padRecs   []pad
-	padFrames []padFrame
+	recs                   []rec
+	lines                  []lineEntry
+	padRecs                []pad
+	padFrames              []padFrame
 
 	// Per-function state, reused.
 	fl    []gosym.FunctionLine
