@@ -392,6 +392,7 @@ func checkOracleRanges(t *testing.T, tab *gosym.Table, data []byte) int {
 		t.Errorf("%d return pads in a file of ranges", len(of.pads))
 	}
 	bd := byDepth(t, of.ranges)
+	checkTiling(t, tab, bd[0])
 	var locs []gosym.Location
 	var err error
 	pcs, bad := 0, 0
@@ -517,5 +518,24 @@ func TestProtocEachMessageType(t *testing.T) {
 	}
 	if len(seen) != 4 {
 		t.Errorf("message types seen: %v", seen)
+	}
+}
+
+// checkTiling checks that the depth-0 ranges, sorted by address, tile
+// every function exactly, with its name, and cover nothing else.
+func checkTiling(t *testing.T, tab *gosym.Table, depth0 []oracleRange) {
+	t.Helper()
+	i := 0
+	for _, f := range functions(t, tab) {
+		for pc := f.Entry(); pc < f.End(); {
+			if i == len(depth0) || depth0[i].va != pc || depth0[i].fn != f.Name() || depth0[i].va+depth0[i].length > f.End() {
+				t.Fatalf("%s [%#x, %#x): no depth-0 range of it at %#x (next: %+v)", f.Name(), f.Entry(), f.End(), pc, depth0[min(i, len(depth0)-1)])
+			}
+			pc += depth0[i].length
+			i++
+		}
+	}
+	if i != len(depth0) {
+		t.Errorf("%d depth-0 ranges outside the functions, from %+v", len(depth0)-i, depth0[i])
 	}
 }
