@@ -69,3 +69,61 @@ func BenchmarkWrite(b *testing.B) {
 }
 
 var _ io.Writer = (*countingWriter)(nil)
+
+// BenchmarkNewReader reads the ranges file of the go binary.
+func BenchmarkNewReader(b *testing.B) {
+	tab := openTable(b, toolBinary(b))
+	data := writeBytes(b, tab)
+	b.ReportAllocs()
+	var r *Reader
+	for b.Loop() {
+		var err error
+		if r, err = NewReader(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(r.NumRanges()), "ranges")
+}
+
+// BenchmarkLookup looks up 10,000 PCs spread over the go binary's
+// functions in its ranges file, and its return pads in the return pads
+// file; gosym's ResolveLocations on the binary for comparison.
+func BenchmarkLookup(b *testing.B) {
+	tab := openTable(b, toolBinary(b))
+	fns := functions(b, tab)
+	var pcs []uint64
+	for i := range 10000 {
+		f := fns[i*len(fns)/10000]
+		pcs = append(pcs, f.Entry()+uint64(i*7919)%(f.End()-f.Entry()))
+	}
+	ranges := newReader(b, writeBytes(b, tab))
+	pads := newReader(b, writeBytes(b, tab, WithReturnPads(true)))
+	var padPCs []uint64
+	for i := range 10000 {
+		padPCs = append(padPCs, pads.pads[i*len(pads.pads)/10000].va)
+	}
+	buf := make([]gosym.Location, 0, 64)
+	run := func(b *testing.B, pcs []uint64, look func(uint64) error) {
+		b.ReportAllocs()
+		i := 0
+		cpu := cpuTime()
+		for b.Loop() {
+			if err := look(pcs[i%len(pcs)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		if d := cpuTime() - cpu; d > 0 {
+			b.ReportMetric(float64(d.Nanoseconds())/float64(i), "cpu-ns/op")
+		}
+	}
+	b.Run("ranges", func(b *testing.B) {
+		run(b, pcs, func(pc uint64) (err error) { buf, err = ranges.Lookup(pc, buf); return })
+	})
+	b.Run("returnpads", func(b *testing.B) {
+		run(b, padPCs, func(pc uint64) (err error) { buf, err = pads.Lookup(pc, buf); return })
+	})
+	b.Run("gosym", func(b *testing.B) {
+		run(b, pcs, func(pc uint64) (err error) { buf, err = tab.ResolveLocations(pc, buf); return })
+	})
+}

@@ -36,6 +36,9 @@ type rng struct {
 	callLine       uint32
 	depth          uint32
 	lineLo, lineHi int32 // lines[lineLo:lineHi]
+	// The segments of the next depth that start in [va, end): where the
+	// one holding an address the range covers is, or just before.
+	childLo, childHi int32
 }
 
 // readLine is a line table entry: the offset from the range's start
@@ -452,24 +455,45 @@ func (r *Reader) index() {
 		popTo(math.MaxUint64)
 	}
 	r.levels = append(r.levels, int32(len(r.segs)))
+	// Each range's window of the next depth's segments: those that start
+	// in [va, end). The ranges are sorted by depth.
+	d, base := uint32(0), int32(0)
+	var next []segment
+	for k := range r.ranges {
+		rg := &r.ranges[k]
+		if int(rg.depth)+2 >= len(r.levels) {
+			break // the last depth read, or deeper
+		}
+		if k == 0 || rg.depth != d {
+			d = rg.depth
+			base = r.levels[d+1]
+			next = r.segs[base:r.levels[d+2]]
+		}
+		lo, _ := slices.BinarySearchFunc(next, rg.va, compareStart)
+		hi, _ := slices.BinarySearchFunc(next, rg.end, compareStart)
+		rg.childLo, rg.childHi = base+int32(lo), base+int32(hi)
+	}
 }
 
-// find returns the range of depth d that covers addr, or -1.
-func (r *Reader) find(d int, addr uint64) int32 {
-	segs := r.segs[r.levels[d]:r.levels[d+1]]
-	i, j := 0, len(segs)
+func compareStart(s segment, a uint64) int { return cmp.Compare(s.start, a) }
+
+// find returns the range that covers addr of the segments of one depth,
+// r.segs[first:end], or -1, searching only r.segs[lo:hi], where the last
+// segment that starts at or before addr is known to be, or just before.
+func (r *Reader) find(first, lo, hi int32, addr uint64) int32 {
+	i, j := lo, hi
 	for i < j {
-		m := int(uint(i+j) >> 1)
-		if segs[m].start <= addr {
+		m := int32(uint32(i+j) >> 1)
+		if r.segs[m].start <= addr {
 			i = m + 1
 		} else {
 			j = m
 		}
 	}
-	if i == 0 {
+	if i == first {
 		return -1
 	}
-	return segs[i-1].r
+	return r.segs[i-1].r
 }
 
 func (r *Reader) str(i int32) string {
@@ -513,7 +537,11 @@ func (r *Reader) Lookup(addr uint64, buf []gosym.Location) ([]gosym.Location, er
 	}
 	last := int32(-1)
 	for d := 0; d+1 < len(r.levels); d++ {
-		k := r.find(d, addr)
+		first, lo, hi := r.levels[d], r.levels[d], r.levels[d+1]
+		if last >= 0 {
+			lo, hi = r.ranges[last].childLo, r.ranges[last].childHi
+		}
+		k := r.find(first, lo, hi, addr)
 		if k < 0 {
 			break
 		}
