@@ -114,6 +114,7 @@ type parser struct {
 
 func (p *parser) parse() error {
 	data := p.data
+	p.presize()
 	pos := len(magic)
 	for n := 0; pos < len(data); n++ {
 		p.at = pos
@@ -165,6 +166,37 @@ func (p *parser) parse() error {
 		return corrupt("no header after the magic")
 	}
 	return nil
+}
+
+// presize counts the ranges and return pads of the file, and the bytes of
+// their messages, reading only the messages' prefixes, to allocate the
+// Reader's tables once: each count is one of messages present, so the
+// memory is in proportion with the file. Damage is left to parse.
+func (p *parser) presize() {
+	data := p.data
+	var ranges, pads, rangeBytes, padBytes int
+	for pos := len(magic); pos < len(data); {
+		size, k := readVarint(data[pos:])
+		typ, k2 := readVarint(data[pos+k:])
+		if k == 0 || k2 == 0 || size > uint64(len(data)-pos-k-k2) {
+			break
+		}
+		switch typ {
+		case mtRangeV1:
+			ranges++
+			rangeBytes += int(size)
+		case mtReturnPadV1:
+			pads++
+			padBytes += int(size)
+		}
+		pos += k + k2 + int(size)
+	}
+	r := p.r
+	r.ranges = make([]rng, 0, ranges)
+	// A line entry takes 2 bytes at least; most ranges have 1 or 2.
+	r.lines = make([]readLine, 0, min(rangeBytes/2, 2*ranges))
+	r.pads = make([]readPad, 0, pads)
+	r.padFrames = make([]readFrame, 0, min(padBytes/3, 3*pads))
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -407,6 +439,9 @@ func (r *Reader) index() {
 	})
 	slices.SortStableFunc(r.pads, func(a, b readPad) int { return cmp.Compare(a.va, b.va) })
 	var stack []int32
+	// A level has at most twice as many segments as ranges, and one
+	// more.
+	r.segs = make([]segment, 0, 2*len(r.ranges)+1)
 	i := 0
 	for depth := uint32(0); i < len(r.ranges) && r.ranges[i].depth == depth; depth++ {
 		lo := len(r.segs)
