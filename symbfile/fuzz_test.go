@@ -1,7 +1,9 @@
 package symbfile
 
 import (
+	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
@@ -11,28 +13,13 @@ import (
 // FuzzNewReader reads fuzzed bytes and looks up addresses in them: an
 // error must wrap ErrCorrupted, nothing may panic, and a lookup gives at
 // most one frame per depth of the file. The seeds are the file of
-// othersFile (every feature of the format), and the first range and
-// return pad messages of the test binary's files.
+// othersFile (every feature of the format), and files of ranges and of
+// return pads written for a few functions of the test binary.
 func FuzzNewReader(f *testing.F) {
 	fuzzseed.Add(f, othersFile())
 	tab := selfTable(f)
-	for _, pads := range []bool{false, true} {
-		data := writeBytes(f, tab, WithReturnPads(pads))
-		// The magic, the header, the first string table and a few
-		// records.
-		cut, n := 8, 0
-		for p := data[8:]; len(p) > 0 && n < 6; n++ {
-			size, k := readVarint(p)
-			_, k2 := readVarint(p[k:])
-			m := k + k2 + int(size)
-			if size > 4<<10 {
-				break
-			}
-			cut += m
-			p = p[m:]
-		}
-		fuzzseed.Add(f, data[:cut])
-	}
+	fuzzseed.Add(f, smallFile(f, tab, false))
+	fuzzseed.Add(f, smallFile(f, tab, true))
 	addrs := []uint64{0, 1, 0x1000, 0x100a, 0x1010, 0x2004, 0x401000, 1 << 32, ^uint64(0)}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewReader(data)
@@ -66,4 +53,48 @@ func FuzzNewReader(f *testing.F) {
 			look(p.va)
 		}
 	})
+}
+
+// smallFile writes the ranges, or the return pads, of the first functions
+// of tab that have inlined calls (up to 4), as Write would.
+func smallFile(tb testing.TB, tab *gosym.Table, pads bool) []byte {
+	tb.Helper()
+	var out bytes.Buffer
+	b := &builder{w: &out, strIdx: map[string]int32{}, pads: pads, budget: 1 << 30}
+	b.out = append(b.out, magic...)
+	b.message(mtHeader, nil)
+	find, err := callFinderFor(runtime.GOARCH, tab.Object())
+	if err != nil && pads {
+		tb.Skip(err)
+	}
+	n := 0
+	var calls []gosym.InlinedCall
+	for f, err := range tab.Functions() {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if calls, err = f.InlinedCalls(calls); err != nil || len(calls) == 0 || len(calls) > 4 {
+			continue
+		}
+		if pads {
+			code, err := f.Code()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			err = b.addPads(f, find(code, f.Entry(), nil))
+		} else {
+			err = b.addFunction(f)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if n++; n == 4 {
+			break
+		}
+	}
+	if err := b.flush(); err != nil {
+		tb.Fatal(err)
+	}
+	out.Write(b.out)
+	return out.Bytes()
 }
