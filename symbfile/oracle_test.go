@@ -397,7 +397,7 @@ func checkOracleRanges(t *testing.T, tab *gosym.Table, data []byte) int {
 	var err error
 	pcs, bad := 0, 0
 	for _, f := range functions(t, tab) {
-		for pc := f.Entry(); pc < f.End(); pc++ {
+		for pc := f.Entry(); pc < f.End(); pc += pcStride {
 			if locs, err = f.ResolveLocations(pc, locs); err != nil {
 				t.Fatalf("%s pc %#x: %v", f.Name(), pc, err)
 			}

@@ -19,7 +19,7 @@ func roundTrip(t *testing.T, tab *gosym.Table, data []byte) (pcs, frames int) {
 	fns := functions(t, tab)
 	var err error
 	for _, f := range fns {
-		for pc := f.Entry(); pc < f.End(); pc++ {
+		for pc := f.Entry(); pc < f.End(); pc += pcStride {
 			if locs, err = f.ResolveLocations(pc, locs); err != nil {
 				t.Fatalf("%s pc %#x: %v", f.Name(), pc, err)
 			}

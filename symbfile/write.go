@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -101,64 +100,34 @@ func budget(obj object.Object) int {
 	return int(2*min(end, math.MaxInt32) + 1<<20)
 }
 
-// padWindow is the number of functions whose code addAllPads decodes at
-// once, in as many batches as there are CPUs.
-const padWindow = 1024
+// decodeMu serializes the decoding of code: golang.org/x/arch's decoders
+// record which of their table entries matched in a package variable (for
+// their own tests), so that two decodings at once are a data race.
+var decodeMu sync.Mutex
 
-// addAllPads adds the return pads of every function of t. Decoding the
-// code (the most work, on x86) is done for padWindow functions at a time
-// by one goroutine per CPU, each for a part of them; the pads are then
-// added in address order, so that the output does not depend on
-// scheduling.
+// addAllPads adds the return pads of every function of t, in address
+// order.
 func (b *builder) addAllPads(t *gosym.Table, find callFinder) error {
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	fns := make([]gosym.Function, 0, padWindow)
-	rets := make([][]uint64, padWindow)
-	errs := make([]error, padWindow)
-	decode := func() error {
-		var wg sync.WaitGroup
-		per := (len(fns) + workers - 1) / workers
-		for lo := 0; lo < len(fns); lo += per {
-			hi := min(lo+per, len(fns))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := lo; i < hi; i++ {
-					errs[i] = nil
-					f := fns[i]
-					if f.End() <= f.Entry() {
-						rets[i] = rets[i][:0]
-						continue
-					}
-					code, err := f.Code()
-					if err != nil {
-						errs[i] = err
-						continue
-					}
-					rets[i] = find(code, f.Entry(), rets[i][:0])
-				}
-			}()
-		}
-		wg.Wait()
-		for i, f := range fns {
-			if err := cmp.Or(errs[i], b.addPads(f, rets[i]), b.flushIfFull()); err != nil {
-				return err
-			}
-		}
-		fns = fns[:0]
-		return nil
-	}
+	var rets []uint64
 	for f, err := range t.Functions() {
 		if err != nil {
 			return err
 		}
-		if fns = append(fns, f); len(fns) == padWindow {
-			if err := decode(); err != nil {
-				return err
-			}
+		if f.End() <= f.Entry() {
+			continue
+		}
+		code, err := f.Code()
+		if err != nil {
+			return err
+		}
+		decodeMu.Lock()
+		rets = find(code, f.Entry(), rets[:0])
+		decodeMu.Unlock()
+		if err := cmp.Or(b.addPads(f, rets), b.flushIfFull()); err != nil {
+			return err
 		}
 	}
-	return decode()
+	return nil
 }
 
 // Whether the file of a range is known.
