@@ -23,8 +23,11 @@ import (
 // FORMAT.md. Addresses are link-time addresses, as t's.
 //
 // The output depends only on t: the same binary gives the same bytes.
-// Write holds the records of up to 4 MiB of distinct strings in memory
-// before it writes them, after the string table they refer to.
+// Write holds a chunk of records in memory (up to 4 MiB of distinct
+// strings, 2^20 records and line entries) before it writes them, after the
+// string table they refer to. It fails with an error wrapping
+// gosym.ErrCorrupted when the names or records would be out of proportion
+// with the binary (the package documentation, "Bounds").
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	o := makeOptions(opts)
 	b := &builder{w: w, strIdx: make(map[string]int32), pads: o.returnPads}
@@ -46,11 +49,7 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	if o.returnPads {
 		err = b.addAllPads(t, find)
 	} else {
-		for f, ferr := range t.Functions() {
-			if err = cmp.Or(ferr, b.addFunction(f), b.flushIfFull()); err != nil {
-				break
-			}
-		}
+		err = b.addAllRanges(t)
 	}
 	if err != nil {
 		return err
@@ -60,6 +59,22 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	}
 	_, err = w.Write(b.out)
 	return err
+}
+
+// addAllRanges adds the ranges of every function of t, in address order.
+func (b *builder) addAllRanges(t *gosym.Table) error {
+	for f, err := range t.Functions() {
+		if err != nil {
+			return err
+		}
+		if err := b.addFunction(f); err != nil {
+			return err
+		}
+		if err := b.flushIfFull(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // flushIfFull checks the budget, and writes the chunk once its strings
@@ -123,7 +138,10 @@ func (b *builder) addAllPads(t *gosym.Table, find callFinder) error {
 		decodeMu.Lock()
 		rets = find(code, f.Entry(), rets[:0])
 		decodeMu.Unlock()
-		if err := cmp.Or(b.addPads(f, rets), b.flushIfFull()); err != nil {
+		if err := b.addPads(f, rets); err != nil {
+			return err
+		}
+		if err := b.flushIfFull(); err != nil {
 			return err
 		}
 	}
