@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
@@ -67,4 +68,15 @@ func TestRoundTripCorpus(t *testing.T) {
 			t.Logf("%s: %d PCs, %d frames agree (file of %d bytes)", e.Name, pcs, frames, len(data))
 		})
 	}
+}
+
+// TestRoundTripToolchain checks the go binary of the installed toolchain
+// at every PC, its ranges and its return pads through protoc (heavy).
+func TestRoundTripToolchain(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	tab := openTable(t, toolBinary(t))
+	pcs, frames := roundTrip(t, tab, writeBytes(t, tab))
+	t.Logf("go: %d PCs, %d frames agree", pcs, frames)
+	pads := checkOraclePads(t, tab, writeBytes(t, tab, WithReturnPads(true)))
+	t.Logf("go: %d return pads agree", len(pads))
 }
