@@ -11,7 +11,7 @@
 //	gosym <command> [flags] BINARY [args]
 //
 // The commands are info, funcs, addr2line, inlines, lines, disasm, lidia,
-// gsym, symbols, pprof, unwind and goroutines. Each takes -h ("gosym help CMD" is the same), which prints its
+// gsym, symbfile, symbols, pprof, unwind and goroutines. Each takes -h ("gosym help CMD" is the same), which prints its
 // section below and its flags; flags may come before or after the other
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
@@ -248,6 +248,22 @@
 // not. Addresses are BINARY's link-time addresses; the same BINARY always
 // gives the same OUT. OUT is written as for lidia, with the same progress
 // line.
+//
+// # symbfile
+//
+//	gosym symbfile [-returnpads] [-o OUT] BINARY
+//
+// Symbfile writes the symbols of BINARY as an OpenTelemetry symbfile, the
+// format of the OpenTelemetry eBPF profiler's symbolization service: the
+// PC ranges of every function and of its inlined calls, with their call
+// sites, line tables and source files; or, with -returnpads, its return
+// pads instead: the whole inline stack at every address after a call
+// instruction (found in amd64, 386, arm64, arm, ppc64 and ppc64le code;
+// other architectures are an error). The profiler keeps one file per
+// record kind, so each run writes one. OUT is written as described above;
+// without -o, or with "-o -", to standard output. When standard error is
+// a terminal and the work takes more than a second, a progress line there
+// shows the time spent and the bytes written.
 //
 // # symbols
 //

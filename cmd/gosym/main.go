@@ -38,6 +38,7 @@ var commands = []command{
 	{"disasm", "disassemble a function, annotated with lines and inlining", runDisasm},
 	{"lidia", "export the symbols as a Lidia file", runLidia},
 	{"gsym", "export the symbols as an LLVM GSYM file", runGsym},
+	{"symbfile", "export the symbols as an OpenTelemetry symbfile (ranges or return pads)", runSymbfile},
 	{"symbols", "list every function, physical and inlined, by package and module", runSymbols},
 	{"pprof", "symbolize a pprof profile from the binaries it was recorded from", runPprof},
 	{"unwind", "print the stack of every thread of an ELF core file", runUnwind},
