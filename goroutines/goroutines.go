@@ -157,6 +157,7 @@ type Process struct {
 	order   binary.ByteOrder
 
 	allgs, allglen uint64 // the array of *g and its length
+	rel            elfcore.Relocation
 }
 
 // maxGoroutines bounds the length of the goroutine list read.
@@ -167,15 +168,32 @@ const maxGoroutines = 1 << 26
 const maxDamaged = 64
 
 // New finds the goroutines of the process whose memory is mem and whose
-// threads are threads, running the binary of tab. Its error wraps
-// ErrUnsupported or ErrNotFound, or is the error of a read of mem.
+// threads are threads, running the binary of tab where it was linked. Its
+// error wraps ErrUnsupported or ErrNotFound, or is the error of a read of
+// mem.
 func New(tab *gosym.Table, mem io.ReaderAt, threads []elfcore.Thread) (*Process, error) {
+	return NewRelocated(tab, mem, threads, elfcore.Relocation{})
+}
+
+// NewRelocated is New for a process that loaded the binary of tab at rel
+// (a position-independent executable: see elfcore.Image.Relocation). mem
+// and threads are the process's, at its run-time addresses; the
+// Process's goroutines and frames speak tab's link-time addresses (rel.ToRun
+// gives the addresses the process had).
+func NewRelocated(tab *gosym.Table, mem io.ReaderAt, threads []elfcore.Thread, rel elfcore.Relocation) (*Process, error) {
 	in := tab.Info()
+	if rel.Bias != 0 {
+		mem = rel.View(mem, in.PtrSize, tab.Object().Endian())
+		threads = slices.Clone(threads)
+		for i := range threads {
+			threads[i].PC, threads[i].LR = rel.ToLink(threads[i].PC), rel.ToLink(threads[i].LR)
+		}
+	}
 	goarch := ""
 	if d, ok := tab.Object().(object.Describer); ok {
 		goarch = d.Arch()
 	}
-	p := &Process{tab: tab, mem: mem, threads: threads, ptr: uint64(in.PtrSize), order: tab.Object().Endian()}
+	p := &Process{tab: tab, mem: mem, threads: threads, ptr: uint64(in.PtrSize), order: tab.Object().Endian(), rel: rel}
 	if p.ptr != 4 && p.ptr != 8 {
 		return nil, fmt.Errorf("%w: pointer size %d", ErrUnsupported, p.ptr)
 	}
@@ -299,7 +317,7 @@ func (p *Process) findAllgs(bss [][2]uint64) error {
 			got, _ := p.mem.ReadAt(buf[:n], int64(a))
 			got -= got % int(w)
 			for i := 0; i+3*int(w) <= got && uint64(i) < chunk; i += int(w) {
-				arr, ln, cp := p.word(buf[i:]), p.word(buf[i+int(w):]), p.word(buf[i+2*int(w):])
+				arr, ln, cp := p.link(p.word(buf[i:])), p.word(buf[i+int(w):]), p.word(buf[i+2*int(w):])
 				if arr == 0 || arr%w != 0 || ln == 0 || ln > cp || cp > maxGoroutines {
 					continue
 				}
@@ -340,7 +358,7 @@ func (p *Process) checkList(c *checker, arr, ln uint64) bool {
 	}
 	c.ids = c.ids[:0]
 	for i := uint64(0); i < n; i++ {
-		g, err := p.readG(p.word(ptrs[i*p.ptr:]), c.g)
+		g, err := p.readG(p.link(p.word(ptrs[i*p.ptr:])), c.g)
 		if err != nil || slices.Contains(c.ids, g.ID) || i == 0 && (g.ID != 1 || g.Status == Dead) {
 			return false
 		}
@@ -365,6 +383,16 @@ func (p *Process) field(b []byte, off int32) uint64 {
 }
 
 // u64 reads the 64-bit field at off (goid, parentGoid) of b.
+// code returns the pointer at off in b at its link-time address (see
+// NewRelocated): an address of code, or of the executable's data (m0,
+// g0), which mem is read at.
+func (p *Process) code(b []byte, off int32) uint64 { return p.link(p.field(b, off)) }
+
+// link returns the pointer v, read from the image, at its link-time
+// address: v itself for a pointer outside the executable (the heap, the
+// stacks) or a binary loaded where it was linked.
+func (p *Process) link(v uint64) uint64 { return p.rel.ToLink(v) }
+
 func (p *Process) u64(b []byte, off int32) uint64 {
 	if off < 0 || int(off)+8 > len(b) {
 		return 0
@@ -433,15 +461,15 @@ func (p *Process) readG(addr uint64, buf []byte) (Goroutine, error) {
 	if g.StackLo > g.StackHi || g.StackHi-g.StackLo > 1<<30 || (g.StackHi == 0 && st != Idle) {
 		return g, &GError{Addr: addr, Msg: fmt.Sprintf("stack [%#x, %#x) out of order or too large", g.StackLo, g.StackHi)}
 	}
-	g.Regs = gosym.Regs{PC: p.field(buf, l.GSchedPC), SP: p.field(buf, l.GSchedSP), LR: p.field(buf, l.GSchedLR), Saved: true}
+	g.Regs = gosym.Regs{PC: p.code(buf, l.GSchedPC), SP: p.field(buf, l.GSchedSP), LR: p.code(buf, l.GSchedLR), Saved: true}
 	if sp := p.field(buf, l.GSyscallSP); sp != 0 {
-		g.Regs = gosym.Regs{PC: p.field(buf, l.GSyscallPC), SP: sp, Saved: true}
+		g.Regs = gosym.Regs{PC: p.code(buf, l.GSyscallPC), SP: sp, Saved: true}
 	}
 	if st != Running && st != Idle && (g.Regs.SP < g.StackLo || g.Regs.SP > g.StackHi) {
 		return g, &GError{Addr: addr, Msg: fmt.Sprintf("saved sp %#x outside its stack [%#x, %#x)", g.Regs.SP, g.StackLo, g.StackHi)}
 	}
-	g.m = p.field(buf, l.GM)
-	g.CreatedPC, g.StartPC = p.field(buf, l.GGopc), p.field(buf, l.GStartPC)
+	g.m = p.code(buf, l.GM)
+	g.CreatedPC, g.StartPC = p.code(buf, l.GGopc), p.code(buf, l.GStartPC)
 	g.ParentID = p.u64(buf, l.GParentGoid)
 	return g, nil
 }
@@ -465,7 +493,7 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 				return
 			}
 			for j := uint64(0); j < n; j++ {
-				g, err := p.readG(p.word(ptrs[j*p.ptr:]), gbuf)
+				g, err := p.readG(p.link(p.word(ptrs[j*p.ptr:])), gbuf)
 				if err == nil {
 					if k, dup := seen[g.ID]; dup && g.Status != Dead {
 						err = &GError{Addr: g.Addr, Msg: fmt.Sprintf("goroutine id %d already at entry %d", g.ID, k)}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 
 	"github.com/gosym-dev/gosym/elfcore"
 	"github.com/gosym-dev/gosym/goroutines"
@@ -43,14 +44,26 @@ func runGoroutines(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	f := newFlags("goroutines")
 	asJSON := f.Bool("json", false, "print one JSON object per goroutine")
 	frames := f.Int("frames", 100, "print at most `N` frames of each goroutine")
-	b, pos, status := f.open(args, 2, 2, stdout, stderr)
-	if b == nil {
+	pos, status, ok := f.parse(args, 1, 2, stdout, stderr)
+	if !ok {
 		return status
 	}
-	defer b.Close()
 	if *frames < 1 {
 		return errorf(stderr, "-frames %d: must be at least 1", *frames)
 	}
+	if len(pos) == 1 {
+		pid, err := strconv.Atoi(pos[0])
+		if err != nil || pid <= 0 {
+			fmt.Fprintf(stderr, "gosym goroutines: %q is not a process id: give BINARY CORE, or PID\n", pos[0])
+			return exitUsage
+		}
+		return goroutinesLive(pid, *frames, *asJSON, stdout, stderr)
+	}
+	b, err := openBinary(pos[0])
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	defer b.Close()
 	cf, err := mmapfile.Load(pos[1])
 	if err != nil {
 		return errorf(stderr, "%v", fileError(pos[1], err))
@@ -63,12 +76,16 @@ func runGoroutines(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if a := b.obj.Arch(); a != core.GOARCH() {
 		return errorf(stderr, "%s: core of a %q process, binary for %q", pos[1], core.GOARCH(), a)
 	}
-	p, err := goroutines.New(b.tab, core, core.Threads)
+	rel, err := b.relocation(pos[1], core.Image)
+	if err != nil {
+		return errorf(stderr, "%v", err)
+	}
+	p, err := goroutines.NewRelocated(b.tab, core, core.Threads, rel)
 	if err != nil {
 		return errorf(stderr, "%s: %v", pos[1], err)
 	}
 	w := bufio.NewWriter(stdout)
-	damaged, err := printGoroutines(w, stderr, b.tab, p, *frames, *asJSON)
+	damaged, err := printGoroutines(w, stderr, b.tab, p, rel, *frames, *asJSON)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
@@ -84,8 +101,9 @@ func runGoroutines(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 // printGoroutines prints every goroutine of p to w, as the runtime's
 // traceback does or as JSON lines, at most maxFrames frames each (inlined
 // ones included). Damaged entries of the list are reported to stderr and
-// counted.
-func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *goroutines.Process, maxFrames int, asJSON bool) (damaged int, err error) {
+// counted. PCs are printed as the process had them (rel.ToRun), and looked
+// up at tab's link-time addresses.
+func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *goroutines.Process, rel elfcore.Relocation, maxFrames int, asJSON bool) (damaged int, err error) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var locs []gosym.Location
@@ -130,14 +148,14 @@ func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *gorouti
 			}
 			if printed += len(locs); printed > maxFrames {
 				if !asJSON {
-					fmt.Fprintf(w, "\t...more than %d frames, stopped at pc %#x sp %#x\n", maxFrames, fr.PC, fr.SP)
+					fmt.Fprintf(w, "\t...more than %d frames, stopped at pc %#x sp %#x\n", maxFrames, rel.ToRun(fr.PC), fr.SP)
 				}
 				break
 			}
 			for i, l := range locs {
 				inl := i < len(locs)-1
 				j.Frames = append(j.Frames, gframeJSON{Function: l.Function, File: l.File, Line: l.Line,
-					PC: fmt.Sprintf("%#x", fr.PC), SP: fmt.Sprintf("%#x", fr.SP), Inlined: inl})
+					PC: fmt.Sprintf("%#x", rel.ToRun(fr.PC)), SP: fmt.Sprintf("%#x", fr.SP), Inlined: inl})
 				if asJSON {
 					continue
 				}
@@ -145,7 +163,7 @@ func printGoroutines(w io.Writer, stderr io.Writer, tab *gosym.Table, p *gorouti
 					fmt.Fprintf(w, "%s(...)\n\t%s\n", l.Function, fileLine(l.File, l.Line))
 					continue
 				}
-				pending = fmt.Appendf(nil, "%s(...)\n\t%s +%#x fp=%%#x sp=%#x pc=%#x\n", l.Function, fileLine(l.File, l.Line), fr.PC-fr.Func.Entry(), fr.SP, fr.PC)
+				pending = fmt.Appendf(nil, "%s(...)\n\t%s +%#x fp=%%#x sp=%#x pc=%#x\n", l.Function, fileLine(l.File, l.Line), fr.PC-fr.Func.Entry(), fr.SP, rel.ToRun(fr.PC))
 			}
 		}
 		flush(0)

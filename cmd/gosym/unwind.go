@@ -52,7 +52,7 @@ func (b *exe) unwindCore(w io.Writer, name string, data []byte, maxFrames int) e
 	if a := b.obj.Arch(); a != core.GOARCH() {
 		return fmt.Errorf("%s: core of a %q process, binary for %q", name, core.GOARCH(), a)
 	}
-	rel, err := b.relocation(name, core)
+	rel, err := b.relocation(name, core.Image)
 	if err != nil {
 		return err
 	}
@@ -114,18 +114,18 @@ func (b *exe) unwindCore(w io.Writer, name string, data []byte, maxFrames int) e
 // elfcore.Image.Relocation). A core without an auxiliary vector (NT_AUXV)
 // cannot place a position-independent binary; a fixed one is taken where
 // it was linked.
-func (b *exe) relocation(name string, core *elfcore.File) (elfcore.Relocation, error) {
+func (b *exe) relocation(name string, image func() (*elfcore.Image, error)) (elfcore.Relocation, error) {
 	ef, err := elf.Open(b.path)
 	if err != nil {
 		return elfcore.Relocation{}, fmt.Errorf("%s: the binary of an ELF core must be ELF: %w", b.path, err)
 	}
 	defer ef.Close()
-	im, err := core.Image()
+	im, err := image()
 	if err != nil {
 		if ef.Type != elf.ET_DYN {
 			return elfcore.Relocation{}, nil
 		}
-		return elfcore.Relocation{}, fmt.Errorf("%s: %s is position-independent, and the core does not say where it was loaded: %w", name, b.path, err)
+		return elfcore.Relocation{}, fmt.Errorf("%s: %s is position-independent, and the process image does not say where it was loaded: %w", name, b.path, err)
 	}
 	rel, err := im.Relocation(ef)
 	if errors.Is(err, elfcore.ErrMismatch) {
