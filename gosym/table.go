@@ -126,6 +126,9 @@ func NewTable(obj object.Object) (*Table, error) {
 			return nil, err
 		}
 	}
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
 	if h.nfunc > 0 {
 		if _, _, err := t.checkRecord(0); err != nil {
 			return nil, err
