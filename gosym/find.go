@@ -205,6 +205,22 @@ func sectionName(s object.SectionHeader) string {
 // word instead.
 func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 	known, unknown = -1, -1
+	for _, ps := range []byte{8, 4} {
+		k, u := scanPtrSize(b, addr, ps, wantUnknown)
+		if k >= 0 && (known < 0 || k < known) {
+			known = k
+		}
+		if u >= 0 && (unknown < 0 || u < unknown) {
+			unknown = u
+		}
+	}
+	return known, unknown
+}
+
+// scanPtrSize is scanPclntab for headers of pointer size ps. It stops at
+// the first known one.
+func scanPtrSize(b []byte, addr uint64, ps byte, wantUnknown bool) (known, unknown int) {
+	known, unknown = -1, -1
 	// check tests the candidate header at off, whose second word passed.
 	check := func(off int) bool {
 		if b[off+3] == 0xff || b[off] == 0xff {
@@ -217,45 +233,44 @@ func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 		}
 		return false
 	}
-	// hdrWord reports whether the 4 bytes at off+4 are a header's second word.
+	// hdrWord reports whether the 4 bytes at off+4 are a header's second
+	// word, but for the pointer size.
 	hdrWord := func(off int) bool {
 		q := b[off+6]
 		return b[off+4] == 0 && b[off+5] == 0 && (q == 1 || q == 2 || q == 4)
 	}
 	mis := int(addr % 4)
 	const window = 4096 // bytes stepped word by word where hits are dense
-	for _, ps := range []byte{8, 4} {
-		near := 0 // consecutive hits less than 16 bytes apart
-		for from := 7; from < len(b); {
-			i := bytes.IndexByte(b[from:], ps)
-			if i < 0 {
-				break
-			}
-			if i < 16 {
-				near++
-			} else {
-				near = 0
-			}
-			i += from
-			from = i + 1
-			off := i - 7
-			if (off+mis)%4 == 0 && hdrWord(off) && check(off) {
+	near := 0           // consecutive hits less than 16 bytes apart
+	for from := 7; from < len(b); {
+		i := bytes.IndexByte(b[from:], ps)
+		if i < 0 {
+			break
+		}
+		if i < 16 {
+			near++
+		} else {
+			near = 0
+		}
+		i += from
+		from = i + 1
+		off := i - 7
+		if (off+mis)%4 == 0 && hdrWord(off) && check(off) {
+			return off, unknown
+		}
+		if near < 64 {
+			continue
+		}
+		// Dense: every aligned word of the next window.
+		near = 0
+		off += (4 - (off+mis)%4) % 4
+		end := min(len(b)-8, off+window)
+		for ; off <= end; off += 4 {
+			if b[off+7] == ps && hdrWord(off) && check(off) {
 				return off, unknown
 			}
-			if near < 64 {
-				continue
-			}
-			// Dense: every aligned word of the next window.
-			near = 0
-			off += (4 - (off+mis)%4) % 4
-			end := min(len(b)-8, off+window)
-			for ; off <= end; off += 4 {
-				if b[off+7] == ps && hdrWord(off) && check(off) {
-					return off, unknown
-				}
-			}
-			from = off + 7
 		}
+		from = off + 7
 	}
 	return known, unknown
 }
