@@ -38,6 +38,9 @@ type header struct {
 	// XORed with its name offset times entryKey. 0 for the Go linker's
 	// tables (validate.go).
 	entryKey uint32
+	// funcIDBeyond is the largest funcID above the release's wrapper
+	// funcID seen in the records sampled at open; 0 if none (validate.go).
+	funcIDBeyond uint8
 
 	names, pctab, funcs, functab []byte
 	cutab                        []byte // 1.16+: u32 filetab offsets per compilation unit

@@ -418,3 +418,55 @@ func TestNoTableEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapperFuncIDRenumbered renumbers the wrapper funcID of a Go 1.26
+// binary (every record marked a wrapper gets 30, above every funcID of
+// the release), as a release could without a new magic: Wrapper must
+// still be right for every function, learned from runtime.deferreturn,
+// and Info must say so.
+func TestWrapperFuncIDRenumbered(t *testing.T) {
+	bin := objtest.Binary(t, objtest.LinuxStripped)
+	want := mustTable(t, bin)
+	if want.layout.minor < 25 {
+		t.Skipf("built by Go 1.%d; the test renumbers 1.25+'s wrapper funcID 23", want.layout.minor)
+	}
+	b := slices.Clone(bin)
+	off, _, bo := elfPclntab(t, b)
+	tab := b[off:]
+	h, err := parseHeader(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := uint64(len(tab) - len(h.funcs))
+	n := 0
+	for i := uint64(0); i < h.nfunc; i++ {
+		rec := tab[funcs+uint64(bo.Uint32(h.functab[i*8+4:])):]
+		if rec[want.layout.funcID] == 23 {
+			rec[want.layout.funcID] = 30
+			n++
+		}
+	}
+	got := mustTable(t, b)
+	if in := got.Info(); !strings.Contains(in.Repairs, "funcID 30") {
+		t.Errorf("Info.Repairs = %q; want the funcID above the release's", in.Repairs)
+	}
+	wrappers := 0
+	for f, err := range want.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := got.ResolveFunction(f.Entry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Wrapper() {
+			wrappers++
+		}
+		if g.Wrapper() != f.Wrapper() {
+			t.Errorf("%s: Wrapper %v, want %v", f.Name(), g.Wrapper(), f.Wrapper())
+		}
+	}
+	if wrappers == 0 || wrappers != n {
+		t.Errorf("%d wrappers, %d records renumbered", wrappers, n)
+	}
+}

@@ -3,8 +3,8 @@ package gosym
 import "fmt"
 
 // A table that is not exactly what a Go linker writes is read only after
-// it has been checked against its own structure (FORMAT.md, "Unknown
-// layouts and garbled tables"):
+// it has been checked against its own structure (TESTING.md, "Day zero and
+// hidden tables", lists the variants tested):
 //
 //   - an unknown magic, or a 1.18+ header without its textStart word, is
 //     read as the Go 1.20 layout (parseHeader);
@@ -34,7 +34,7 @@ func (h *header) magicKnown() bool { return h.stored == uint32(h.magic) }
 // or garble's XORed entry offsets.
 func (t *Table) repaired() bool {
 	h := t.hdr
-	return !h.magicKnown() || (h.words == 7 && h.magic != magic116) || h.entryKey != 0
+	return !h.magicKnown() || (h.words == 7 && h.magic != magic116) || h.entryKey != 0 || h.funcIDBeyond != 0
 }
 
 // Repairs lists, for Info, what was read differently from the Go linker's
@@ -50,6 +50,9 @@ func (t *Table) repairs() []string {
 	}
 	if h.entryKey != 0 {
 		r = append(r, fmt.Sprintf("record entry offsets XORed with name offset × %#x (garble), undone", h.entryKey))
+	}
+	if h.funcIDBeyond != 0 {
+		r = append(r, fmt.Sprintf("funcID %d above Go 1.%d's wrapper funcID %d: the wrapper funcID learned from runtime.deferreturn", h.funcIDBeyond, t.layout.minor, t.layout.wrapperID))
 	}
 	return r
 }
@@ -90,10 +93,39 @@ func (t *Table) validate() error {
 		}
 		h.entryKey = key
 	}
+	t.checkFuncIDs()
 	if !t.repaired() && t.wrapper.known {
 		return nil
 	}
 	return t.checkSample()
+}
+
+// checkFuncIDs reads the funcID of validateSample records spread over the
+// table. Wrappers have the largest funcID of a release's list
+// (internal/abi.FuncIDWrapper is its last entry), so a larger one means
+// the list was renumbered by a release the table's build info does not
+// tell apart: the wrapper funcID is then learned from runtime.deferreturn,
+// which every release since 1.14 marks as a wrapper (wrapperID), instead
+// of taken from the release.
+func (t *Table) checkFuncIDs() {
+	l := &t.layout
+	if l.funcIDSize != 1 || l.wrapperID < 0 || t.hdr.magic == magic12 {
+		return
+	}
+	n := t.hdr.nfunc
+	k := min(n, validateSample)
+	for j := uint64(0); j < k; j++ {
+		off, ok := t.funcOffAt(j * (n - 1) / max(k-1, 1))
+		if !ok || off >= uint64(len(t.hdr.funcs)) || uint64(len(t.hdr.funcs))-off < uint64(l.fixedSize) {
+			continue
+		}
+		if id := t.hdr.funcs[off+uint64(l.funcID)]; int(id) > l.wrapperID && id > t.hdr.funcIDBeyond {
+			t.hdr.funcIDBeyond = id
+		}
+	}
+	if t.hdr.funcIDBeyond != 0 {
+		t.wrapper.known = false
+	}
 }
 
 // checkSample checks validateSample functab entries spread over the
