@@ -84,7 +84,10 @@
 // "" if unknown), go_version ("" if unknown), pclntab_version ("1.2",
 // "1.16", "1.18", "1.20"), magic ("0xfffffff1"), ptr_size, quantum,
 // byte_order ("little", "big"), pclntab_addr, pclntab_size, found_by,
-// moduledata_found_by ("" before Go 1.18), functions, files,
+// moduledata_found_by ("" before Go 1.18), repairs (what was read
+// differently from a Go linker's output, such as a garbled binary's
+// unknown magic; "" if nothing), entry_key (garble's key, when there is
+// one), validated (what was checked at open), functions, files,
 // files_counted, text_start, text_end (one past the last function),
 // symbols, dwarf, stripped.
 //
