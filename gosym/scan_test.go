@@ -65,11 +65,13 @@ func BenchmarkScanNoTable(b *testing.B) {
 		b.Run(fmt.Sprintf("%s-500MB", in.name), func(b *testing.B) {
 			data := in.make(size)
 			b.SetBytes(size)
+			cpu := startCPU(b)
 			for b.Loop() {
 				if k, u := scanPclntab(data, 0x400000, true); k >= 0 || u >= 0 {
 					b.Fatal("found a table")
 				}
 			}
+			cpu.stop()
 		})
 	}
 }
