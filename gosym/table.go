@@ -54,7 +54,9 @@ type Table struct {
 }
 
 // Open opens the named executable (with object.Open) and reads its Go
-// symbol table. Errors name the file: "gosym: /bin/ls: no Go symbol table".
+// symbol table. Errors name the file: "gosym: /bin/ls: no Go symbol table
+// (looked for ...); found: ..." says what was looked for and what was
+// found instead.
 func Open(name string) (*Table, error) {
 	f, err := object.Open(name)
 	if err != nil {

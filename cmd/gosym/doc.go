@@ -16,7 +16,8 @@
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
 // does not exist, a bad address) and 2 on bad usage. Error messages name
-// the file and the cause, such as "gosym: /bin/ls: no Go symbol table",
+// the file and the cause, such as "gosym: /bin/ls: no Go symbol table
+// (looked for sections .gopclntab, ...; found: ...)",
 // "gosym: notes.txt: object: unknown format (magic 68 65 6c 6c; reads ELF,
 // Mach-O, PE, Plan 9, XCOFF and WebAssembly)" or "gosym: prog: corrupt symbol table: pclntab
 // claims 1099511627776 functions, more than fit".
