@@ -470,3 +470,53 @@ func TestWrapperFuncIDRenumbered(t *testing.T) {
 		t.Errorf("%d wrappers, %d records renumbered", wrappers, n)
 	}
 }
+
+// TestModuledataFieldChanged adds a word to the moduledata of a Go 1.26+
+// binary, or removes one, before the fields the reader takes from the
+// release's layout (gofunc, textsectmap), as a release may without a new
+// magic (Go 1.27 did): the table is refused, naming the moduledata, not
+// read with a wrong funcdata base. The stripped build has no symbols to
+// fall back on.
+func TestModuledataFieldChanged(t *testing.T) {
+	bin := objtest.Binary(t, objtest.LinuxStripped)
+	want := mustTable(t, bin)
+	if want.layout.minor < 26 {
+		t.Skipf("built by Go 1.%d; the test edits 1.26+'s .go.module", want.layout.minor)
+	}
+	ml := moduledataLayoutFor(want.layout.minor)
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := f.Section(".go.module")
+	for _, c := range []struct {
+		name string
+		at   int  // word index
+		add  bool // insert a copy of the word before it, else remove it
+	}{
+		{"added before gofunc", ml.gofunc, true},
+		{"added after gofunc", ml.gofunc + 1, true},
+		{"removed before gofunc", ml.gofunc - 1, false},
+		{"removed gofunc", ml.gofunc, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := slices.Clone(bin)
+			words := b[md.Offset : md.Offset+md.Size]
+			at := c.at * 8
+			if c.add {
+				copy(words[at+8:], words[at:len(words)-8])
+			} else {
+				copy(words[at:], words[at+8:])
+			}
+			tab, err := tableOf(t, b)
+			if err == nil {
+				// Read anyway: then it must answer as the original.
+				checkSameAnswers(t, want, tab)
+				return
+			}
+			if !errors.Is(err, ErrCorrupted) || !strings.Contains(err.Error(), "moduledata") {
+				t.Errorf("%v; want ErrCorrupted naming the moduledata", err)
+			}
+		})
+	}
+}

@@ -61,7 +61,7 @@ func (t *Table) repairs() []string {
 func (t *Table) validated() string {
 	s := "header offsets in order and inside the table"
 	if t.hdr.magic == magic118 || t.hdr.magic == magic120 {
-		s += "; moduledata pointers (pcHeader, pclntable, ftab, nfunc, minpc) agree with the pclntab"
+		s += "; moduledata pointers (pcHeader, pclntable, ftab, nfunc, minpc) agree with the pclntab, and its gofunc locates the sampled inline trees"
 	}
 	if t.hdr.nfunc == 0 {
 		return s
@@ -94,10 +94,59 @@ func (t *Table) validate() error {
 		h.entryKey = key
 	}
 	t.checkFuncIDs()
+	if err := t.checkGofunc(); err != nil {
+		return err
+	}
 	if !t.repaired() && t.wrapper.known {
 		return nil
 	}
 	return t.checkSample()
+}
+
+// checkGofunc checks the funcdata base of a 1.18+ table, taken from the
+// word of the moduledata where the release's layout puts gofunc: the
+// first inline record of the sampled functions that have an inline tree
+// must be one (its padding zero, its name in the name table, its call
+// site inside the function). A moduledata with a field added or removed
+// before gofunc, by a release the reader does not know, moves the base
+// and fails this for nearly every tree; a damaged tree fails it alone,
+// and its function's lookups say so. So the table is refused only when
+// at least 4 sampled trees were read and fewer than half pass.
+func (t *Table) checkGofunc() error {
+	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
+		return nil
+	}
+	n := t.hdr.nfunc
+	k := min(n, validateSample)
+	read, good := 0, 0
+	for j := uint64(0); j < k; j++ {
+		f, ok, err := t.checkRecord(j * (n - 1) / max(k-1, 1))
+		if !ok || err != nil {
+			continue
+		}
+		tree, ok, err := f.inlineTree()
+		if !ok && err == nil {
+			continue
+		}
+		read++
+		if err != nil {
+			continue
+		}
+		c, named := f.record(tree, 0)
+		r := tree.recs
+		switch {
+		case !named || uint64(c.parentPC) >= f.End()-f.Entry():
+		case t.layout.inlKind == inl120 && (r[1] != 0 || r[2] != 0 || r[3] != 0):
+		case t.layout.inlKind == inl112 && (r[3] != 0 || c.parent != -1):
+		default:
+			good++
+		}
+	}
+	if read >= 4 && good*2 < read {
+		return corrupt("moduledata's gofunc %#x (word %d of Go 1.%d's layout) does not locate the inline trees of %d of %d sampled functions: a moduledata layout this reader does not know?",
+			t.gofunc, moduledataLayoutFor(t.layout.minor).gofunc, t.layout.minor, read-good, read)
+	}
+	return nil
 }
 
 // checkFuncIDs reads the funcID of validateSample records spread over the
