@@ -22,8 +22,22 @@ import "fmt"
 // size.
 
 // validateSample is the number of functab entries, spread over the table,
-// checked at open by validate.
-const validateSample = 64
+// checked at open by validate for a repaired table or one of an unknown
+// release, and whose funcID is read for every table; quickSample the
+// number whose inline tree is checked for every other 1.18+ table (each
+// costs a page or two of the file, so few).
+const (
+	validateSample = 64
+	quickSample    = 8
+)
+
+// sampleSize returns how many functab entries validate samples.
+func (t *Table) sampleSize() uint64 {
+	if t.repaired() || !t.wrapper.known {
+		return min(t.hdr.nfunc, validateSample)
+	}
+	return min(t.hdr.nfunc, quickSample)
+}
 
 // magicKnown reports whether the header's first word is a magic some
 // release writes.
@@ -40,6 +54,7 @@ func (t *Table) repaired() bool {
 // Repairs lists, for Info, what was read differently from the Go linker's
 // output.
 func (t *Table) repairs() []string {
+	t.wrapperID() // runs checkFuncIDs
 	h := t.hdr
 	var r []string
 	if !h.magicKnown() {
@@ -93,7 +108,6 @@ func (t *Table) validate() error {
 		}
 		h.entryKey = key
 	}
-	t.checkFuncIDs()
 	if err := t.checkGofunc(); err != nil {
 		return err
 	}
@@ -106,8 +120,8 @@ func (t *Table) validate() error {
 // checkGofunc checks the funcdata base of a 1.18+ table, taken from the
 // word of the moduledata where the release's layout puts gofunc: the
 // first inline record of the sampled functions that have an inline tree
-// must be one (its padding zero, its name in the name table, its call
-// site inside the function). A moduledata with a field added or removed
+// must be one (its padding zero, its name offset inside the name table,
+// its call site inside the function). A moduledata with a field added or removed
 // before gofunc, by a release the reader does not know, moves the base
 // and fails this for nearly every tree; a damaged tree fails it alone,
 // and its function's lookups say so. So the table is refused only when
@@ -117,11 +131,23 @@ func (t *Table) checkGofunc() error {
 		return nil
 	}
 	n := t.hdr.nfunc
-	k := min(n, validateSample)
+	k := t.sampleSize()
 	read, good := 0, 0
 	for j := uint64(0); j < k; j++ {
-		f, ok, err := t.checkRecord(j * (n - 1) / max(k-1, 1))
-		if !ok || err != nil {
+		// The record's own checks (its name among them) are left to its
+		// first lookup: each page read here is a page fault of Open's.
+		i := j * (n - 1) / max(k-1, 1)
+		off, ok := t.funcOffAt(i)
+		funcs := t.hdr.funcs
+		if !ok || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(t.layout.fixedSize) {
+			continue
+		}
+		rec := funcs[off:]
+		if size := uint64(t.layout.fixedSize) + 4*uint64(t.hdr.rd.u32(rec[t.layout.npcdata:])) + 4*uint64(t.nfuncdata(rec)); size > uint64(len(rec)) {
+			continue
+		}
+		f := Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}
+		if t.entryAt(i+1) < f.entry {
 			continue
 		}
 		tree, ok, err := f.inlineTree()
@@ -132,17 +158,25 @@ func (t *Table) checkGofunc() error {
 		if err != nil {
 			continue
 		}
-		c, named := f.record(tree, 0)
+		// Decoded here, not by f.record, whose name check copies the
+		// name table (strtab) on first use: Open must not.
 		r := tree.recs
-		switch {
-		case !named || uint64(c.parentPC) >= f.End()-f.Entry():
-		case t.layout.inlKind == inl120 && (r[1] != 0 || r[2] != 0 || r[3] != 0):
-		case t.layout.inlKind == inl112 && (r[3] != 0 || c.parent != -1):
-		default:
+		if len(r) < t.layout.inlRecordSize {
+			continue
+		}
+		rd := t.hdr.rd
+		var nameOff, parentPC uint32
+		var pad bool
+		if t.layout.inlKind == inl120 {
+			nameOff, parentPC, pad = rd.u32(r[4:]), rd.u32(r[8:]), r[1] == 0 && r[2] == 0 && r[3] == 0
+		} else { // inl112: the first record's parent is -1
+			nameOff, parentPC, pad = rd.u32(r[12:]), rd.u32(r[16:]), r[3] == 0 && int16(rd.u16(r)) == -1
+		}
+		if uint64(nameOff) < uint64(len(t.hdr.names)) && pad && uint64(parentPC) < f.End()-f.Entry() {
 			good++
 		}
 	}
-	if read >= 4 && good*2 < read {
+	if read >= 3 && good*2 < read {
 		return corrupt("moduledata's gofunc %#x (word %d of Go 1.%d's layout) does not locate the inline trees of %d of %d sampled functions: a moduledata layout this reader does not know?",
 			t.gofunc, moduledataLayoutFor(t.layout.minor).gofunc, t.layout.minor, read-good, read)
 	}
@@ -155,14 +189,14 @@ func (t *Table) checkGofunc() error {
 // the list was renumbered by a release the table's build info does not
 // tell apart: the wrapper funcID is then learned from runtime.deferreturn,
 // which every release since 1.14 marks as a wrapper (wrapperID), instead
-// of taken from the release.
+// of taken from the release. wrapperID runs it once, on first use.
 func (t *Table) checkFuncIDs() {
 	l := &t.layout
 	if l.funcIDSize != 1 || l.wrapperID < 0 || t.hdr.magic == magic12 {
 		return
 	}
 	n := t.hdr.nfunc
-	k := min(n, validateSample)
+	k := min(n, validateSample) // one byte of each record: wrappers are few
 	for j := uint64(0); j < k; j++ {
 		off, ok := t.funcOffAt(j * (n - 1) / max(k-1, 1))
 		if !ok || off >= uint64(len(t.hdr.funcs)) || uint64(len(t.hdr.funcs))-off < uint64(l.fixedSize) {
@@ -171,9 +205,6 @@ func (t *Table) checkFuncIDs() {
 		if id := t.hdr.funcs[off+uint64(l.funcID)]; int(id) > l.wrapperID && id > t.hdr.funcIDBeyond {
 			t.hdr.funcIDBeyond = id
 		}
-	}
-	if t.hdr.funcIDBeyond != 0 {
-		t.wrapper.known = false
 	}
 }
 
