@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
 	"github.com/gosym-dev/gosym/object"
@@ -13,8 +14,15 @@ import (
 var pclntabSections = []string{".gopclntab", ".data.rel.ro.gopclntab", "__gopclntab"}
 
 // findPclntab returns the pclntab bytes, their address, and how they were
-// found.
+// found: by section name, by symbol, or by scanning the loadable data for
+// a header, with a magic some release writes or, failing that, by
+// structure alone (an unknown magic: garble, a future release). A table
+// whose section was renamed, merged into another (.data.rel.ro) or whose
+// section headers are gone is found by the scan. Without a table, the
+// error (a *noTableError, which matches ErrNoTable) says what was looked
+// for and what was found instead.
 func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) ([]byte, uint64, string, error) {
+	var ev noTableError
 	for i, s := range secs {
 		for _, name := range pclntabSections {
 			if s.Name != name {
@@ -27,9 +35,14 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 			if _, _, ok := parseMagic(data); ok {
 				return data, s.Addr, "section " + name, nil
 			}
+			if plausibleUnknown(data) {
+				return data, s.Addr, "section " + name + ", its header checked by structure (magic unknown)", nil
+			}
+			ev.found = append(ev.found, fmt.Sprintf("section %s, whose %s", name, describeHeader(data)))
 		}
 	}
-	if sl, ok := obj.(object.SymbolLookup); ok {
+	sl, hasSyms := obj.(object.SymbolLookup)
+	if hasSyms {
 		for _, pre := range []string{"runtime.", ""} {
 			// epclntab is looked up only with pclntab: each lookup
 			// reads pages of the symbol table.
@@ -52,7 +65,14 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 		}
 	}
 	// Scan the loadable data, read-only sections first (old PE binaries
-	// keep the table in .text).
+	// keep the table in .text). A header with a known magic anywhere wins
+	// over one recognized by structure alone.
+	var unknown struct {
+		data []byte
+		addr uint64
+		sec  object.SectionHeader
+	}
+	scanned, nsecs := 0, 0
 	for _, exec := range []bool{false, true} {
 		for i, s := range secs {
 			if s.Flags&object.SectionAlloc == 0 || s.FileSize == 0 || (s.Flags&object.SectionExec != 0) != exec {
@@ -62,12 +82,115 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 			if err != nil {
 				continue
 			}
-			if off, ok := scanPclntab(sec); ok {
-				return sec[off:], s.Addr + uint64(off), "scan of " + sectionName(s), nil
+			scanned += len(sec)
+			nsecs++
+			known, unk := scanPclntab(sec, s.Addr, unknown.data == nil)
+			if known >= 0 {
+				return sec[known:], s.Addr + uint64(known), "scan of " + sectionName(s), nil
+			}
+			if unk >= 0 {
+				unknown.data, unknown.addr, unknown.sec = sec[unk:], s.Addr+uint64(unk), s
 			}
 		}
 	}
-	return nil, 0, "", ErrNoTable
+	if unknown.data != nil {
+		return unknown.data, unknown.addr, "scan of " + sectionName(unknown.sec) + " for a header by structure (magic unknown)", nil
+	}
+	ev.looked = fmt.Sprintf("sections %s, symbols runtime.pclntab and pclntab, and a pclntab header (known magic or by structure) in %d bytes of %d loadable sections",
+		strings.Join(pclntabSections, ", "), scanned, nsecs)
+	if !hasSyms {
+		ev.looked = strings.Replace(ev.looked, ", symbols runtime.pclntab and pclntab", " (no symbol table)", 1)
+	}
+	ev.found = append(ev.found, evidence(obj, secs)...)
+	return nil, 0, "", &ev
+}
+
+// noTableError is ErrNoTable with what was looked for and what was found.
+type noTableError struct {
+	looked string
+	found  []string
+}
+
+func (e *noTableError) Error() string {
+	s := ErrNoTable.Error() + " (looked for " + e.looked + ")"
+	if len(e.found) > 0 {
+		s += "; found: " + strings.Join(e.found, "; ")
+	}
+	return s
+}
+
+// Is reports whether target is ErrNoTable.
+func (e *noTableError) Is(target error) bool { return target == ErrNoTable }
+
+// describeHeader says, for an error, what the first bytes of a would-be
+// pclntab are.
+func describeHeader(data []byte) string {
+	if len(data) < 8 {
+		return fmt.Sprintf("%d bytes are too short for a pclntab header", len(data))
+	}
+	if _, err := parseHeader(data); err != nil && err != ErrNoTable {
+		return fmt.Sprintf("header (first word %#x) does not validate: %v", binary.LittleEndian.Uint32(data), err)
+	}
+	return fmt.Sprintf("first eight bytes % x are not a pclntab header", data[:8])
+}
+
+// packerSignatures are the marks packers leave in what they pack, found
+// in the loadable data or the file's first 4 KiB.
+var packerSignatures = []struct{ sig, name string }{
+	{"UPX!", "UPX"},
+	{"$Info: This file is packed with the UPX", "UPX"},
+	{"MPRESS1", "MPRESS"},
+	{".aspack", "ASPack"},
+	{"PEC2", "PECompact"},
+}
+
+// evidence lists what an object without a readable table holds that
+// explains it: a packer's signature, Go build info, no loadable data.
+func evidence(obj object.Object, secs []object.SectionHeader) []string {
+	var found []string
+	seen := map[string]bool{}
+	alloc := 0
+	look := func(where string, b []byte) {
+		for _, p := range packerSignatures {
+			if seen[p.name] {
+				continue
+			}
+			if i := bytes.Index(b, []byte(p.sig)); i >= 0 {
+				seen[p.name] = true
+				found = append(found, fmt.Sprintf("the %s packer's signature %q in %s at offset %#x", p.name, p.sig, where, i))
+			}
+		}
+	}
+	for i, s := range secs {
+		if s.Flags&object.SectionAlloc != 0 && s.FileSize > 0 {
+			alloc++
+		}
+		if strings.Contains(strings.ToLower(s.Name), "upx") && !seen["UPX"] {
+			seen["UPX"] = true
+			found = append(found, fmt.Sprintf("a section named %s (the UPX packer's)", s.Name))
+		}
+		if s.Flags&object.SectionAlloc == 0 || s.FileSize == 0 {
+			continue
+		}
+		if b, err := obj.SectionData(i); err == nil {
+			look(sectionName(s), b)
+			if s.Name == ".go.buildinfo" || bytes.HasPrefix(b, []byte("\xff Go buildinf:")) {
+				found = append(found, "Go build info in "+sectionName(s)+" (a Go binary whose pclntab is missing or unreadable)")
+			}
+		}
+	}
+	if ra, ok := obj.(interface {
+		ReadAt([]byte, int64) (int, error)
+	}); ok {
+		head := make([]byte, 4096)
+		if n, _ := ra.ReadAt(head, 0); n > 0 {
+			look("the file's first 4 KiB", head[:n])
+		}
+	}
+	if alloc == 0 {
+		found = append(found, "no loadable data")
+	}
+	return found
 }
 
 // pclntabOfModuledata returns the pclntab that runtime.firstmoduledata
@@ -120,23 +243,102 @@ func sectionName(s object.SectionHeader) string {
 	return "section " + s.Name
 }
 
-// scanPclntab finds the first plausible pclntab header in b.
-func scanPclntab(b []byte) (int, bool) {
-	ff := []byte{0xff, 0xff, 0xff}
-	for off := 0; ; {
-		i := bytes.Index(b[off:], ff)
-		if i < 0 {
-			return 0, false
+// scanPclntab finds, in b (loaded at addr), the first plausible pclntab
+// header with a known magic, and, if wantUnknown, the first one whose
+// magic is unknown but whose structure is a header's; -1 for none.
+//
+// A header is pointer-aligned, and its second word holds two zero bytes,
+// the quantum (1, 2 or 4) and the pointer size (4 or 8) in that order
+// whatever the byte order. The scan looks for the pointer-size bytes with
+// bytes.IndexByte, which skips data without them (zeros, text, most
+// tables) at memory speed, and checks each hit at a 4-aligned address
+// with a few byte comparisons: no allocation, constant work per hit, so
+// the scan is linear on any data. Where hits are dense it steps word by
+// word instead.
+func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
+	known, unknown = -1, -1
+	for _, ps := range []byte{8, 4} {
+		k, u := scanPtrSize(b, addr, ps, wantUnknown)
+		if k >= 0 && (known < 0 || k < known) {
+			known = k
 		}
-		i += off
-		// Little-endian magics end in ff ff ff; big-endian ones start so.
-		for _, start := range []int{i - 1, i} {
-			if start >= 0 && start%4 == 0 && plausiblePclntab(b[start:]) {
-				return start, true
+		if u >= 0 && (unknown < 0 || u < unknown) {
+			unknown = u
+		}
+	}
+	return known, unknown
+}
+
+// scanPtrSize is scanPclntab for headers of pointer size ps. It stops at
+// the first known one.
+func scanPtrSize(b []byte, addr uint64, ps byte, wantUnknown bool) (known, unknown int) {
+	known, unknown = -1, -1
+	// check tests the candidate header at off, whose second word passed.
+	check := func(off int) bool {
+		if b[off+3] == 0xff || b[off] == 0xff {
+			if _, _, ok := parseMagic(b[off:]); ok {
+				return plausiblePclntab(b[off:])
 			}
 		}
-		off = i + 1
+		if wantUnknown && unknown < 0 && nameTableFollows(b[off:]) && plausibleUnknown(b[off:]) {
+			unknown = off
+		}
+		return false
 	}
+	// hdrWord reports whether the 4 bytes at off+4 are a header's second
+	// word, but for the pointer size.
+	hdrWord := func(off int) bool {
+		q := b[off+6]
+		return b[off+4] == 0 && b[off+5] == 0 && (q == 1 || q == 2 || q == 4)
+	}
+	mis := int(addr % 4)
+	const window = 4096 // bytes stepped word by word where hits are dense
+	near := 0           // consecutive hits less than 16 bytes apart
+	for from := 7; from < len(b); {
+		i := bytes.IndexByte(b[from:], ps)
+		if i < 0 {
+			break
+		}
+		if i < 16 {
+			near++
+		} else {
+			near = 0
+		}
+		i += from
+		from = i + 1
+		off := i - 7
+		if (off+mis)%4 == 0 && hdrWord(off) && check(off) {
+			return off, unknown
+		}
+		if near < 64 {
+			continue
+		}
+		// Dense: every aligned word of the next window.
+		near = 0
+		off += (4 - (off+mis)%4) % 4
+		end := min(len(b)-8, off+window)
+		for ; off <= end; off += 4 {
+			if b[off+7] == ps && hdrWord(off) && check(off) {
+				return off, unknown
+			}
+		}
+		from = off + 7
+	}
+	return known, unknown
+}
+
+// nameTableFollows is headerShape's first test reduced to one byte per
+// layout and byte order, for the scan: the function name table's offset,
+// 8 + words × pointer size (less than 256), is the low byte of its word.
+func nameTableFollows(b []byte) bool {
+	p := int(b[7])
+	for n := 8; n >= 7; n-- {
+		pos, v := 8+(n-5)*p, byte(8+n*p)
+		if pos+p <= len(b) && (b[pos] == v || b[pos+p-1] == v) {
+			return true
+		}
+	}
+	return false
 }
 
 // plausiblePclntab checks a candidate header found by scanning: it must
@@ -171,4 +373,40 @@ func plausiblePclntab(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// plausibleUnknown checks a candidate header whose magic is unknown: its
+// structure must be a Go 1.20-layout header's (parseHeader), it must name
+// functions and files, and its first functions must be sorted, with
+// records inside the table whose names are NUL-terminated strings of the
+// name table. The records' entries are not compared with the functab's
+// here: garble stores them XORed (validate.go checks them with the key).
+func plausibleUnknown(b []byte) bool {
+	if !headerShape(b) {
+		return false
+	}
+	if _, _, ok := parseMagic(b); ok {
+		return false
+	}
+	h, err := parseHeader(b)
+	if err != nil || h.nfunc == 0 || h.nfiles == 0 {
+		return false
+	}
+	t := &Table{hdr: h, data: b, layout: layoutFor(h.magic, 20, h.rd.ptrSize)}
+	prev := uint32(0)
+	for i := uint64(0); i < min(h.nfunc, 8); i++ {
+		e := t.entryOff(i)
+		if i > 0 && e < prev {
+			return false
+		}
+		prev = e
+		_, nameOff, ok := t.entryXor(i)
+		if !ok || nameOff >= uint32(len(h.names)) {
+			return false
+		}
+		if _, ok := stringLen(h.names, uint64(nameOff)); !ok {
+			return false
+		}
+	}
+	return t.entryOff(h.nfunc) >= prev
 }

@@ -65,8 +65,9 @@ func (t *Table) checkRecord(i uint64) (f Function, ok bool, err error) {
 		if rd.ptr(rec) != entry {
 			return bad(fmt.Sprintf("record entry %#x, functab entry %#x", rd.ptr(rec), entry))
 		}
-	} else if e := t.hdr.functab[i*8:]; rd.u32(rec) != rd.u32(e) {
-		return bad(fmt.Sprintf("record entry offset %#x, functab %#x", rd.u32(rec), rd.u32(e)))
+	} else if e, key := t.hdr.functab[i*8:], rd.u32(rec[l.nameOff:])*t.hdr.entryKey; rd.u32(rec)^key != rd.u32(e) {
+		// key is 0 but for garble's tables (validate.go).
+		return bad(fmt.Sprintf("record entry offset %#x, functab %#x", rd.u32(rec)^key, rd.u32(e)))
 	}
 	size := uint64(l.fixedSize) + 4*uint64(rd.u32(rec[l.npcdata:]))
 	nfd := uint64(t.nfuncdata(rec))

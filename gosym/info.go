@@ -1,13 +1,16 @@
 package gosym
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Info describes a Table: the layout of its pclntab and where it was found.
 type Info struct {
 	// Version names the pclntab layout by the releases that write it:
 	// "1.2", "1.16", "1.18" or "1.20" (used by every release since).
 	Version   string
-	Magic     uint32 // the pclntab's first word
+	Magic     uint32 // the pclntab's first word, as stored (garble's is random)
 	PtrSize   int    // 4 or 8
 	Quantum   int    // instruction size unit: 1, 2 or 4
 	BigEndian bool
@@ -26,12 +29,24 @@ type Info struct {
 	// ModuledataFoundBy says how the moduledata (Go 1.18+) was found;
 	// "" when it was not needed.
 	ModuledataFoundBy string
+
+	// Repairs says what was read differently from a Go linker's output,
+	// each checked against the table's own structure, separated by "; ":
+	// an unknown magic read as the Go 1.20 layout, a header without its
+	// textStart word, garble's XORed entry offsets. "" for a table as a
+	// linker wrote it.
+	Repairs string
+	// EntryKey is garble's key (each function record stores its entry
+	// offset XORed with its name offset times the key); 0 if none.
+	EntryKey uint32
+	// Validated says what was checked when the table was opened.
+	Validated string
 }
 
 // Info describes the table.
 func (t *Table) Info() Info {
 	in := Info{
-		Magic:             uint32(t.hdr.magic),
+		Magic:             t.hdr.stored,
 		PtrSize:           t.hdr.rd.ptrSize,
 		Quantum:           int(t.hdr.quantum),
 		BigEndian:         t.hdr.rd.bigEndian,
@@ -40,6 +55,9 @@ func (t *Table) Info() Info {
 		NumFuncs:          int(t.hdr.nfunc),
 		FoundBy:           t.foundBy.pclntab,
 		ModuledataFoundBy: t.foundBy.moduledata,
+		Repairs:           strings.Join(t.repairs(), "; "),
+		EntryKey:          t.hdr.entryKey,
+		Validated:         t.validated(),
 	}
 	switch t.hdr.magic {
 	case magic12:

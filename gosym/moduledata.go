@@ -61,6 +61,10 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	try := func(b []byte) bool {
 		for _, m := range minors {
 			if t.parseModuledata(b, moduledataLayoutFor(m)) {
+				if len(minors) > 1 {
+					// The layout that matched bounds the release.
+					t.layout = layoutFor(t.hdr.magic, m, t.hdr.rd.ptrSize)
+				}
 				return true
 			}
 		}

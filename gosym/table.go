@@ -56,7 +56,9 @@ type Table struct {
 }
 
 // Open opens the named executable (with object.Open) and reads its Go
-// symbol table. Errors name the file: "gosym: /bin/ls: no Go symbol table".
+// symbol table. Errors name the file: "gosym: /bin/ls: no Go symbol table
+// (looked for ...); found: ..." says what was looked for and what was
+// found instead.
 func Open(name string) (*Table, error) {
 	f, err := object.Open(name)
 	if err != nil {
@@ -127,6 +129,9 @@ func NewTable(obj object.Object) (*Table, error) {
 		if err := t.findModuledata(obj, secs); err != nil {
 			return nil, err
 		}
+	}
+	if err := t.validate(); err != nil {
+		return nil, err
 	}
 	if h.nfunc > 0 {
 		if _, _, err := t.checkRecord(0); err != nil {

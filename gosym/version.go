@@ -121,12 +121,22 @@ type wrapperCache struct {
 
 // wrapperID returns the funcID of compiler-generated wrappers, -1 if the
 // release marks none.
+//
+// For a known release it is the release's, unless the records sampled by
+// checkFuncIDs (on first use, not at open: it reads 64 records) hold a
+// larger funcID: then, as for an unknown release, it is learned.
 func (t *Table) wrapperID() uint32 {
-	if t.wrapper.known || t.hdr.magic == magic12 {
+	if t.hdr.magic == magic12 {
 		return uint32(t.layout.wrapperID)
 	}
 	t.wrapper.once.Do(func() {
 		t.wrapper.id = t.layout.wrapperID
+		if t.wrapper.known {
+			t.checkFuncIDs()
+			if t.hdr.funcIDBeyond == 0 {
+				return
+			}
+		}
 		if f, err := t.LookupFunction("runtime.deferreturn"); err == nil {
 			t.wrapper.id = int(f.funcID())
 		}

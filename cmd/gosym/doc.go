@@ -16,7 +16,8 @@
 // arguments, and "--" ends them. The exit status is 0
 // on success, 1 on an error (a file that cannot be read, a function that
 // does not exist, a bad address) and 2 on bad usage. Error messages name
-// the file and the cause, such as "gosym: /bin/ls: no Go symbol table",
+// the file and the cause, such as "gosym: /bin/ls: no Go symbol table
+// (looked for sections .gopclntab, ...; found: ...)",
 // "gosym: notes.txt: object: unknown format (magic 68 65 6c 6c; reads ELF,
 // Mach-O, PE, Plan 9, XCOFF and WebAssembly)" or "gosym: prog: corrupt symbol table: pclntab
 // claims 1099511627776 functions, more than fit".
@@ -84,7 +85,10 @@
 // "" if unknown), go_version ("" if unknown), pclntab_version ("1.2",
 // "1.16", "1.18", "1.20"), magic ("0xfffffff1"), ptr_size, quantum,
 // byte_order ("little", "big"), pclntab_addr, pclntab_size, found_by,
-// moduledata_found_by ("" before Go 1.18), functions, files,
+// moduledata_found_by ("" before Go 1.18), repairs (what was read
+// differently from a Go linker's output, such as a garbled binary's
+// unknown magic; "" if nothing), entry_key (garble's key, when there is
+// one), validated (what was checked at open), functions, files,
 // files_counted, text_start, text_end (one past the last function),
 // symbols, dwarf, stripped.
 //

@@ -25,6 +25,9 @@ type infoJSON struct {
 	PclntabSize       uint64 `json:"pclntab_size"`
 	FoundBy           string `json:"found_by"`
 	ModuledataFoundBy string `json:"moduledata_found_by"`
+	Repairs           string `json:"repairs"`
+	EntryKey          string `json:"entry_key,omitempty"`
+	Validated         string `json:"validated"`
 	Functions         int    `json:"functions"`
 	Files             int    `json:"files"`
 	TextStart         string `json:"text_start"`
@@ -58,6 +61,8 @@ func runInfo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		PclntabSize:       in.PclntabSize,
 		FoundBy:           in.FoundBy,
 		ModuledataFoundBy: in.ModuledataFoundBy,
+		Repairs:           in.Repairs,
+		Validated:         in.Validated,
 		Functions:         in.NumFuncs,
 		Files:             in.NumFiles,
 		TextStart:         hex(in.TextStart),
@@ -66,6 +71,9 @@ func runInfo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		DWARF:             hasDWARF(b.obj),
 	}
 	j.Stripped = !j.Symbols
+	if in.EntryKey != 0 {
+		j.EntryKey = fmt.Sprintf("%#x", in.EntryKey)
+	}
 	if in.BigEndian {
 		j.ByteOrder = "big"
 	}
@@ -96,6 +104,10 @@ func runInfo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if j.ModuledataFoundBy != "" {
 		fmt.Fprintf(tw, "moduledata found by:\t%s\n", j.ModuledataFoundBy)
 	}
+	if j.Repairs != "" {
+		fmt.Fprintf(tw, "repaired:\t%s\n", j.Repairs)
+	}
+	fmt.Fprintf(tw, "validated:\t%s\n", j.Validated)
 	fmt.Fprintf(tw, "functions:\t%d\n", j.Functions)
 	fmt.Fprintf(tw, "files:\t%d\n", j.Files)
 	fmt.Fprintf(tw, "text:\t%s-%s (%d bytes)\n", j.TextStart, j.TextEnd, in.TextEnd-in.TextStart)

@@ -1,0 +1,171 @@
+// Package garbletest builds programs with garble (mvdan.cc/garble), for
+// the tests that read garbled binaries against the garbled program's own
+// runtime.CallersFrames self-report (TESTING.md, "Day zero and hidden
+// tables").
+//
+// garble v0.18.0 patches the linker and the runtime of Go 1.27: it writes
+// a random pclntab magic and stores each function record's entry offset
+// XORed with its name offset times a key. It refuses a GOROOT inside the
+// module cache, so Setup copies the go1.27.3 toolchain (fetched into the
+// module cache through GOTOOLCHAIN if needed) to a directory of its own
+// under the user cache directory, and installs garble there with it. Both
+// are kept for later runs.
+package garbletest
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Versions of the toolchain and of garble.
+const (
+	GoVersion     = "go1.27.3"
+	GarbleVersion = "v0.18.0"
+)
+
+// Env is an installed garble and the toolchain it builds with.
+type Env struct {
+	GOROOT string // the toolchain's copy, outside the module cache
+	Garble string // the garble executable
+}
+
+var setup struct {
+	once sync.Once
+	env  *Env
+	err  error
+}
+
+// Setup returns the garble environment, installing it on first use (this
+// needs the Go module proxy once). It skips tb if there is no go command.
+func Setup(tb testing.TB) *Env {
+	tb.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		tb.Skipf("no go command: %v", err)
+	}
+	setup.once.Do(func() { setup.env, setup.err = install(goCmd) })
+	if setup.err != nil {
+		tb.Fatalf("installing garble %s with %s: %v", GarbleVersion, GoVersion, setup.err)
+	}
+	return setup.env
+}
+
+func install(goCmd string) (*Env, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "gosym-garbletest", GoVersion+"-garble-"+GarbleVersion)
+	env := &Env{GOROOT: filepath.Join(dir, "go"), Garble: filepath.Join(dir, "bin", "garble")}
+	if _, err := os.Stat(env.Garble); err == nil {
+		return env, nil
+	}
+	// The toolchain from the module cache, downloaded if needed.
+	cmd := exec.Command(goCmd, "env", "GOROOT")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+GoVersion, "GOFLAGS=")
+	cmd.Dir = os.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT: %v\n%s", GoVersion, err, out)
+	}
+	src := strings.TrimSpace(string(out))
+	tmp := env.GOROOT + ".tmp"
+	os.RemoveAll(tmp)
+	if err := copyTree(src, tmp); err != nil {
+		return nil, err
+	}
+	os.RemoveAll(env.GOROOT)
+	if err := os.Rename(tmp, env.GOROOT); err != nil {
+		return nil, err
+	}
+	cmd = exec.Command(filepath.Join(env.GOROOT, "bin", "go"), "install", "mvdan.cc/garble@"+GarbleVersion)
+	cmd.Env = env.environ("GOBIN=" + filepath.Join(dir, "bin"))
+	cmd.Dir = os.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go install mvdan.cc/garble@%s: %v\n%s", GarbleVersion, err, out)
+	}
+	return env, nil
+}
+
+// environ returns the environment for the toolchain copy.
+func (e *Env) environ(extra ...string) []string {
+	env := []string{
+		"PATH=" + filepath.Join(e.GOROOT, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"GOTOOLCHAIN=local", "GOROOT=" + e.GOROOT, "GOFLAGS=", "GOWORK=off", "CGO_ENABLED=0",
+		"GOOS=linux", "GOARCH=amd64",
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "GOTOOLCHAIN", "GOROOT", "GOFLAGS", "GOWORK", "CGO_ENABLED", "GOOS", "GOARCH":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, extra...)
+}
+
+// Build builds the package in dir (a module) with garble and the given
+// garble flags (-literals, -tiny, -seed=...) and build flags (such as
+// -ldflags=-s -w), and returns the executable's path, in a temporary
+// directory of tb.
+func (e *Env) Build(tb testing.TB, dir string, garbleFlags, buildFlags []string) string {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "garbled")
+	args := append(append(append([]string{}, garbleFlags...), "build", "-o", out), buildFlags...)
+	cmd := exec.Command(e.Garble, append(args, ".")...)
+	cmd.Dir = dir
+	cmd.Env = e.environ()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("garble %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// CopyModule copies the directory src to a temporary directory of tb with
+// a go.mod declaring module mod, and returns it.
+func CopyModule(tb testing.TB, src, mod string) string {
+	tb.Helper()
+	dst := tb.TempDir()
+	if err := copyTree(src, dst); err != nil {
+		tb.Fatal(err)
+	}
+	gomod := fmt.Sprintf("module %s\n\ngo 1.27\n", mod)
+	if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte(gomod), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dst
+}
+
+// copyTree copies the regular files and directories under src to dst,
+// keeping execute bits and making everything writable.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm()|0o200)
+	})
+}
