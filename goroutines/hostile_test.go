@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"os"
 	"runtime"
 	"testing"
@@ -215,8 +216,8 @@ func TestUnknownRelease(t *testing.T) {
 func FuzzGoroutines(f *testing.F) {
 	fx := openSelf(f)
 	good := fx.goodImage(16)
-	f.Add(good.data[0x800:0x6000])
-	f.Add(make([]byte, 64))
+	fuzzseed.Add(f, good.data[0x800:0x6000])
+	fuzzseed.Add(f, make([]byte, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := fx.goodImage(0)
 		copy(m.data[0x800:], data[:min(len(data), len(m.data)-0x800)])

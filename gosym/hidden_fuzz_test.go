@@ -2,6 +2,7 @@ package gosym
 
 import (
 	"errors"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"slices"
 	"testing"
 )
@@ -43,12 +44,12 @@ func hiddenInput(t *testing.T, magic, key uint32, rename bool, off uint32, patch
 // every lookup either work or fail with the promised errors.
 func FuzzHiddenTable(f *testing.F) {
 	loadFuzzBases(f)
-	f.Add(uint32(0xceaaf491), uint32(0), false, uint32(0), []byte{}, uint32(0))
-	f.Add(uint32(0xceaaf491), uint32(0x23375875), false, uint32(0), []byte{}, uint32(0))
-	f.Add(uint32(0x9381f734), uint32(0x5f7d529c), true, uint32(0), []byte{}, uint32(0))
-	f.Add(uint32(0xfffffff1), uint32(0x23375875), false, uint32(0), []byte{}, uint32(0))
-	f.Add(uint32(0xceaaf491), uint32(0x23375875), true, uint32(0x48), []byte{1, 2, 3, 4}, uint32(0))
-	f.Add(uint32(0xceaaf491), uint32(0x23375875), false, uint32(0), []byte{}, uint32(5000))
+	fuzzseed.Add(f, uint32(0xceaaf491), uint32(0), false, uint32(0), []byte{}, uint32(0))
+	fuzzseed.Add(f, uint32(0xceaaf491), uint32(0x23375875), false, uint32(0), []byte{}, uint32(0))
+	fuzzseed.Add(f, uint32(0x9381f734), uint32(0x5f7d529c), true, uint32(0), []byte{}, uint32(0))
+	fuzzseed.Add(f, uint32(0xfffffff1), uint32(0x23375875), false, uint32(0), []byte{}, uint32(0))
+	fuzzseed.Add(f, uint32(0xceaaf491), uint32(0x23375875), true, uint32(0x48), []byte{1, 2, 3, 4}, uint32(0))
+	fuzzseed.Add(f, uint32(0xceaaf491), uint32(0x23375875), false, uint32(0), []byte{}, uint32(5000))
 	f.Fuzz(func(t *testing.T, magic, key uint32, rename bool, off uint32, patch []byte, trunc uint32) {
 		obj, pcs := hiddenInput(t, magic, key, rename, off, patch, trunc)
 		tab, err := NewTable(obj)
@@ -98,11 +99,11 @@ func FuzzScan(f *testing.F) {
 	for _, m := range fuzzBases.objs {
 		if sec := m.section(".gopclntab"); sec >= 0 {
 			d := m.data[sec]
-			f.Add(append([]byte{0, 0, 0, 0}, d[:min(len(d), 4096)]...), uint8(0))
+			fuzzseed.Add(f, append([]byte{0, 0, 0, 0}, d[:min(len(d), 4096)]...), uint8(0))
 		}
 	}
-	f.Add([]byte{0x91, 0xf4, 0xaa, 0xce, 0, 0, 1, 8}, uint8(0))
-	f.Add(slices.Repeat([]byte{0, 0, 1, 8}, 64), uint8(1))
+	fuzzseed.Add(f, []byte{0x91, 0xf4, 0xaa, 0xce, 0, 0, 1, 8}, uint8(0))
+	fuzzseed.Add(f, slices.Repeat([]byte{0, 0, 1, 8}, 64), uint8(1))
 	f.Fuzz(func(t *testing.T, b []byte, mis uint8) {
 		addr := 0x400000 + uint64(mis%4)
 		known, unknown := scanPclntab(b, addr, true)

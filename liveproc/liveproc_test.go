@@ -8,6 +8,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"io"
 	"maps"
 	"os"
@@ -401,7 +402,7 @@ ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsysca
 // FuzzParseMaps feeds parseMaps damaged /proc/PID/maps text: it returns
 // an error or mappings that do not run backwards, no more than lines.
 func FuzzParseMaps(f *testing.F) {
-	f.Add([]byte("00400000-0049f000 r-xp 00000000 08:01 1234    /tmp/a b/prog\n7ffd1000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n"))
+	fuzzseed.Add(f, []byte("00400000-0049f000 r-xp 00000000 08:01 1234    /tmp/a b/prog\n7ffd1000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		maps, err := parseMaps(data)
 		if err != nil {

@@ -130,7 +130,7 @@ func checkUnwindPIE(t *testing.T, goroot string) {
 	t.Logf("load bias %#x: %d goroutines, %d frames agree with the runtime's", rel.Bias, agree, frames)
 
 	var stdout, stderr bytes.Buffer
-	if status := run([]string{"unwind", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
+	if status := run([]string{"unwind", "-frames", "1000", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
 		t.Fatalf("status %d: %s", status, stderr.String())
 	}
 	threads, _ := parseUnwind(t, sigtrampNotTop(t, stdout.String()), false)

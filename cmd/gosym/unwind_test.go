@@ -275,7 +275,7 @@ func unwindGcore(t *testing.T) (caught, spinning int) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if status := run([]string{"unwind", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
+	if status := run([]string{"unwind", "-frames", "1000", cr.Binary, cr.Core}, nil, &stdout, &stderr); status != 0 {
 		t.Fatalf("status %d: %s", status, stderr.String())
 	}
 	threads, outside := parseUnwind(t, stdout.String(), true)

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"slices"
 	"testing"
 )
@@ -333,11 +334,11 @@ func TestHashLookupDamaged(t *testing.T) {
 func FuzzHashLookup(f *testing.F) {
 	unhashed, hashed := hashSyms(2000)
 	base := buildHashELF(f, unhashed, hashed, 127)
-	f.Add(uint32(base.hashOff), []byte{0}, "sym5")
-	f.Add(uint32(base.hashOff+4), []byte{0xff, 0xff}, "early")
-	f.Add(uint32(base.bucketsOff+40), []byte{0xff, 0xff, 0xff, 0x7f}, "dup")
-	f.Add(uint32(base.chainOff+400), []byte{1, 2, 3, 4, 5, 6, 7, 8}, "sym100")
-	f.Add(uint32(base.symsOff+24*100), []byte{0xff, 0xff, 0xff, 0xff}, "sym1999")
+	fuzzseed.Add(f, uint32(base.hashOff), []byte{0}, "sym5")
+	fuzzseed.Add(f, uint32(base.hashOff+4), []byte{0xff, 0xff}, "early")
+	fuzzseed.Add(f, uint32(base.bucketsOff+40), []byte{0xff, 0xff, 0xff, 0x7f}, "dup")
+	fuzzseed.Add(f, uint32(base.chainOff+400), []byte{1, 2, 3, 4, 5, 6, 7, 8}, "sym100")
+	fuzzseed.Add(f, uint32(base.symsOff+24*100), []byte{0xff, 0xff, 0xff, 0xff}, "sym1999")
 	f.Fuzz(func(t *testing.T, off uint32, patch []byte, name string) {
 		data := slices.Clone(base.data)
 		if len(patch) > 0 {

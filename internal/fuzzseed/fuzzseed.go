@@ -27,7 +27,7 @@ const Header = "go test fuzz v1\n"
 
 // Add adds vals to the seed corpus of f and, with GOSYM_WRITE_SEEDS=1 in the
 // environment, writes them to testdata/fuzz/<f.Name()> of the package under
-// test. The values may be []byte, uint8, uint32 or uint64.
+// test. The values may be []byte, string, uint8, uint32, uint64 or bool.
 func Add(f *testing.F, vals ...any) {
 	f.Helper()
 	f.Add(vals...)
@@ -60,8 +60,10 @@ func Marshal(vals ...any) ([]byte, error) {
 			fmt.Fprintf(&b, "[]byte(%q)\n", v)
 		case uint8:
 			fmt.Fprintf(&b, "byte(%q)\n", v)
-		case uint32, uint64:
+		case uint32, uint64, bool:
 			fmt.Fprintf(&b, "%T(%v)\n", v, v)
+		case string:
+			fmt.Fprintf(&b, "string(%q)\n", v)
 		default:
 			return nil, fmt.Errorf("fuzzseed: cannot encode a %T", v)
 		}

@@ -17,8 +17,8 @@ func TestMarshal(t *testing.T) {
 	if err != nil || string(got) != want {
 		t.Errorf("Marshal = %q, %v; want %q", got, err, want)
 	}
-	if _, err := Marshal("text"); err == nil {
-		t.Error("Marshal of a string: no error")
+	if _, err := Marshal(struct{}{}); err == nil {
+		t.Error("Marshal of a struct: no error")
 	}
 }
 
