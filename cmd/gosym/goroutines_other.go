@@ -12,4 +12,3 @@ import (
 func goroutinesLive(pid, maxFrames int, asJSON bool, stdout, stderr io.Writer) int {
 	return errorf(stderr, "process %d: reading a live process needs Linux (ptrace), not %s", pid, runtime.GOOS)
 }
-
