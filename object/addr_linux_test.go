@@ -2,6 +2,7 @@ package object_test
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"reflect"
 	"strconv"
@@ -69,5 +70,36 @@ func TestAddrOfFileOffset(t *testing.T) {
 	}
 	if _, err := object.AddrOfFileOffset(obj, 1<<62); err == nil {
 		t.Error("no error for an offset past the file")
+	}
+
+	// The section holding the function's code is the code section,
+	// whose bytes hold the function's own bytes there (the bytes at
+	// the file offset the maps gave).
+	m, err := object.NewMapping(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := m.Section(fn.Entry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, err := obj.Sections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := obj.SectionData(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := secs[i]
+	if s.Flags&object.SectionExec == 0 || string(data[fn.Entry()-s.Addr:][:16]) != string(file[off:off+16]) {
+		t.Errorf("Section(%#x) = %d (%s at %#x, flags %v): not the code at file offset %#x", fn.Entry(), i, s.Name, s.Addr, s.Flags, off)
+	}
+	if _, err := m.Section(1 << 62); !errors.Is(err, object.ErrNotMapped) {
+		t.Errorf("Section of an address in no section: %v, want ErrNotMapped", err)
 	}
 }

@@ -127,27 +127,23 @@ func (s section) ReadAt(p []byte, off int64) (int, error) {
 
 // textOf returns the section of obj whose file contents hold address pc.
 func textOf(obj object.Object, pc uint64) (section, error) {
+	m, err := object.NewMapping(obj)
+	if err != nil {
+		return section{}, err
+	}
+	i, err := m.Section(pc)
+	if err != nil {
+		return section{}, err
+	}
 	secs, err := obj.Sections()
 	if err != nil {
 		return section{}, err
 	}
-	best := -1
-	for i, s := range secs {
-		if s.Addr <= pc && pc-s.Addr < s.FileSize && s.Flags&object.SectionAlloc != 0 {
-			// Prefer a code section to, say, a segment holding it.
-			if best < 0 || s.Flags&object.SectionExec != 0 && secs[best].Flags&object.SectionExec == 0 {
-				best = i
-			}
-		}
-	}
-	if best < 0 {
-		return section{}, fmt.Errorf("no section holds the code at %#x", pc)
-	}
-	data, err := obj.SectionData(best)
+	data, err := obj.SectionData(i)
 	if err != nil {
 		return section{}, err
 	}
-	return section{addr: secs[best].Addr, data: data, order: obj.Endian()}, nil
+	return section{addr: secs[i].Addr, data: data, order: obj.Endian()}, nil
 }
 
 // disassemble writes fn's instructions, read from text, to w.
