@@ -194,12 +194,16 @@ func TestLookupVulnDBSpelling(t *testing.T) {
 func TestCorpusLookupFunctionInlinedOnly(t *testing.T) {
 	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
 		if e.HasDWARF && testcorpus.MinorVersion(e.GoVersion) >= 9 {
-			checkInlinedOnly(t, tab, bin)
+			// Go 1.12 on records inlined subroutines in DWARF, and
+			// every binary of the corpus has some only inlined.
+			if n := checkInlinedOnly(t, tab, bin); n == 0 && testcorpus.MinorVersion(e.GoVersion) >= 12 {
+				t.Errorf("DWARF has no function only inlined")
+			}
 		}
 	})
 }
 
-func checkInlinedOnly(t *testing.T, tab *Table, bin []byte) {
+func checkInlinedOnly(t *testing.T, tab *Table, bin []byte) int {
 	d, err := oracle.NewDWARF(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -213,13 +217,15 @@ func checkInlinedOnly(t *testing.T, tab *Table, bin []byte) {
 	for _, pc := range d.Boundaries() {
 		frames, _ = d.Frames(pc, frames)
 		for _, fr := range frames[:max(len(frames)-1, 0)] {
-			if !physical[fr.Function] && !strings.ContainsAny(fr.Function, "[") {
+			// Go names have a package; C functions of a cgo binary
+			// (inlined by the C compiler) are not in the pclntab.
+			if !physical[fr.Function] && !strings.ContainsAny(fr.Function, "[") && strings.Contains(fr.Function, ".") {
 				inlined[fr.Function] = true
 			}
 		}
 	}
 	if len(inlined) == 0 {
-		t.Fatalf("DWARF has no function only inlined")
+		return 0
 	}
 	var calls []InlinedCall
 	for name := range inlined {
@@ -251,4 +257,5 @@ func checkInlinedOnly(t *testing.T, tab *Table, bin []byte) {
 		t.Errorf("LookupFunction of a name nothing has = %v", err)
 	}
 	t.Logf("%d names only inlined", len(inlined))
+	return len(inlined)
 }
