@@ -223,12 +223,23 @@ func (x *nameIndex) find(t *Table, key string, fn func(Function) bool) error {
 // beyond its name table (a name table without NULs) makes it fail with a
 // *FormatError.
 func (t *Table) LookupFunction(name string) (Function, error) {
+	f, ok, err := t.findFunction(name)
+	if err != nil || ok {
+		return f, err
+	}
+	return Function{}, t.byName.notFound(t, name)
+}
+
+// findFunction is LookupFunction without the error for a name not found
+// (which may walk every inline tree, see inlinedInto): the table's own
+// lookups of runtime functions use it.
+func (t *Table) findFunction(name string) (Function, bool, error) {
 	if t.closed.Load() {
-		return Function{}, ErrClosed
+		return Function{}, false, ErrClosed
 	}
 	b, err := t.nameIndex()
 	if err != nil {
-		return Function{}, err
+		return Function{}, false, err
 	}
 	var found Function
 	for n := name; n != ""; n = pointerMethod(n) {
@@ -239,13 +250,13 @@ func (t *Table) LookupFunction(name string) (Function, error) {
 			}
 			return true
 		}); err != nil {
-			return Function{}, err
+			return Function{}, false, err
 		}
 		if found.t != nil {
-			return found, nil
+			return found, true, nil
 		}
 	}
-	return Function{}, b.notFound(t, name)
+	return Function{}, false, nil
 }
 
 // pointerMethod returns, for a name spelled as vulnerability databases

@@ -45,8 +45,8 @@ func (t *Table) linux() bool {
 	if d, ok := t.obj.(interface{ Format() string }); !ok || d.Format() != "elf" {
 		return false
 	}
-	_, err := t.LookupFunction("runtime.futex")
-	return err == nil
+	_, ok, _ := t.findFunction("runtime.futex")
+	return ok
 }
 
 // isLinux is t.linux(), asked once per walk.

@@ -137,7 +137,10 @@ func (t *Table) wrapperID() uint32 {
 				return
 			}
 		}
-		if f, err := t.LookupFunction("runtime.deferreturn"); err == nil {
+		// Not LookupFunction: its error for a name not found (a -tiny
+		// garbled binary renames deferreturn) walks the inline trees,
+		// which ask for the wrapper ID.
+		if f, ok, _ := t.findFunction("runtime.deferreturn"); ok {
 			t.wrapper.id = int(f.funcID())
 		}
 	})
