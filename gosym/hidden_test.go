@@ -469,6 +469,24 @@ func TestWrapperFuncIDRenumbered(t *testing.T) {
 	if wrappers == 0 || wrappers != n {
 		t.Errorf("%d wrappers, %d records renumbered", wrappers, n)
 	}
+
+	// garble -tiny renames runtime.deferreturn, the function the wrapper
+	// ID is learned from: the ID stays unknown, and asking for it (Info,
+	// and the inline trees, which LookupFunction's error for a name not
+	// found walks) must answer rather than wait on itself.
+	i := bytes.Index(tab, []byte("runtime.deferreturn\x00"))
+	if i < 0 {
+		t.Fatal("no runtime.deferreturn in the name table")
+	}
+	copy(tab[i:], "runtime.deferretXrn")
+	renamed := mustTable(t, b)
+	_ = renamed.Info()
+	if _, err := renamed.LookupFunction("runtime.deferreturn"); !errors.Is(err, ErrFunctionNotFound) {
+		t.Errorf("LookupFunction of the renamed deferreturn: %v", err)
+	}
+	if _, err := renamed.LookupFunction("main.nosuchfunction"); !errors.Is(err, ErrFunctionNotFound) {
+		t.Errorf("LookupFunction of a name nothing has: %v", err)
+	}
 }
 
 // TestModuledataFieldChanged adds a word to the moduledata of a Go 1.26+
