@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/sentinel"
 )
 
 // The GSYM v1 layout, as LLVM's GsymReader reads it (see FORMAT.md).
@@ -46,20 +47,11 @@ var (
 	// table outside the file, or a reference or encoding out of range met
 	// by Lookup. It is wrapped with a description, and it wraps
 	// gosym.ErrCorrupted, so that one test finds damage in either.
-	ErrCorrupted error = &sentinel{"gsym: corrupt file", gosym.ErrCorrupted}
+	ErrCorrupted error = sentinel.New("gsym: corrupt file", gosym.ErrCorrupted)
 	// ErrClosed reports a Lookup on a Reader after Close. It wraps
 	// fs.ErrClosed, as the errors of a closed os.File do.
-	ErrClosed error = &sentinel{"gsym: reader is closed", fs.ErrClosed}
+	ErrClosed error = sentinel.New("gsym: reader is closed", fs.ErrClosed)
 )
-
-// A sentinel is an error value of its own that is also a more general one.
-type sentinel struct {
-	msg  string
-	base error
-}
-
-func (e *sentinel) Error() string { return e.msg }
-func (e *sentinel) Unwrap() error { return e.base }
 
 // corrupt returns an error wrapping ErrCorrupted.
 func corrupt(format string, args ...any) error {

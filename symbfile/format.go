@@ -5,6 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/sentinel"
 )
 
 // magic starts every symbfile.
@@ -65,23 +66,14 @@ var (
 	// different lengths. It is wrapped with a description that says
 	// where, and it wraps gosym.ErrCorrupted, so that one test finds
 	// damage in a binary or in a symbol file.
-	ErrCorrupted error = &sentinel{"symbfile: corrupt file", gosym.ErrCorrupted}
+	ErrCorrupted error = sentinel.New("symbfile: corrupt file", gosym.ErrCorrupted)
 	// ErrClosed reports a Lookup on a Reader after Close. It wraps
 	// fs.ErrClosed, as the errors of a closed os.File do.
-	ErrClosed error = &sentinel{"symbfile: reader is closed", fs.ErrClosed}
+	ErrClosed error = sentinel.New("symbfile: reader is closed", fs.ErrClosed)
 	// errNotFound is Lookup's error at an address nothing covers: made
 	// once, as Lookup allocates nothing.
-	errNotFound error = &sentinel{"symbfile: no range or return pad covers the address", gosym.ErrPCNotFound}
+	errNotFound error = sentinel.New("symbfile: no range or return pad covers the address", gosym.ErrPCNotFound)
 )
-
-// A sentinel is an error value of its own that is also a more general one.
-type sentinel struct {
-	msg  string
-	base error
-}
-
-func (e *sentinel) Error() string { return e.msg }
-func (e *sentinel) Unwrap() error { return e.base }
 
 // corrupt returns an error wrapping ErrCorrupted.
 func corrupt(format string, args ...any) error {
