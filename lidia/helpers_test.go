@@ -2,51 +2,24 @@ package lidia
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/tabletest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
-	"github.com/gosym-dev/gosym/object"
 )
 
-// selfTable opens the Table of the running test binary.
-func selfTable(tb testing.TB) *gosym.Table {
-	tb.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		tb.Skip("no executable path:", err)
-	}
-	return openTable(tb, exe)
-}
-
-// openTable opens the Table of the executable at path for the duration of
-// the test.
-func openTable(tb testing.TB, path string) *gosym.Table {
-	tb.Helper()
-	tab, err := gosym.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tab.Close() })
-	return tab
-}
+// The helpers the export formats' tests share (internal/tabletest).
+var (
+	openTable = tabletest.Open
+	selfTable = tabletest.Self
+	functions = tabletest.Functions
+)
 
 // entryTable opens a corpus binary.
 func entryTable(tb testing.TB, e testcorpus.Entry) *gosym.Table {
 	tb.Helper()
-	bin, err := e.Binary()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	obj, err := object.NewBytes(bin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tab, err := gosym.NewTable(obj)
-	if err != nil {
-		tb.Fatalf("%s: NewTable: %v", e.Name, err)
-	}
+	tab, _ := tabletest.Entry(tb, e)
 	return tab
 }
 
@@ -69,21 +42,6 @@ func newReader(tb testing.TB, data []byte, opts ...Option) *Reader {
 	}
 	tb.Cleanup(func() { r.Close() })
 	return r
-}
-
-// functions returns the functions of tab with at least one PC.
-func functions(tb testing.TB, tab *gosym.Table) []gosym.Function {
-	tb.Helper()
-	var fns []gosym.Function
-	for f, err := range tab.Functions() {
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if f.End() > f.Entry() {
-			fns = append(fns, f)
-		}
-	}
-	return fns
 }
 
 // rec returns range entry i.
