@@ -56,7 +56,7 @@ func (t *StringTable) Name(off uint64) (name string, ok bool) {
 	if len(s) <= shortName {
 		return "", false
 	}
-	if len(t.s) > math.MaxUint32 {
+	if uint64(len(t.s)) > math.MaxUint32 {
 		// No index holds offsets this large; such a table is read only
 		// from files of more than 4 GiB.
 		n := strings.IndexByte(s, 0)
