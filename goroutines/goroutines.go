@@ -73,7 +73,7 @@
 // crossed. Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the
 // caller's job, elfcore's mappings). Dead goroutines (exited, kept for
-// reuse) are not listed. A running goroutine whose thread's registers are
+// reuse, or an extra M's between calls from C) are not listed. A running goroutine whose thread's registers are
 // not given has no stack: its saved context is stale.
 package goroutines
 
@@ -359,7 +359,7 @@ func (p *Process) checkList(c *checker, arr, ln uint64) bool {
 	c.ids = c.ids[:0]
 	for i := uint64(0); i < n; i++ {
 		g, err := p.readG(p.link(p.word(ptrs[i*p.ptr:])), c.g)
-		if err != nil || slices.Contains(c.ids, g.ID) || i == 0 && (g.ID != 1 || g.Status == Dead) {
+		if err != nil || slices.Contains(c.ids, g.ID) || i == 0 && (g.ID != 1 || p.dead(g.Status)) {
 			return false
 		}
 		c.ids = append(c.ids, g.ID)
@@ -443,7 +443,7 @@ func (p *Process) readG(addr uint64, buf []byte) (Goroutine, error) {
 	if g.ID >= 1<<48 {
 		return g, &GError{Addr: addr, Msg: fmt.Sprintf("goroutine id %d out of range", g.ID)}
 	}
-	if st == Dead {
+	if p.dead(st) {
 		return g, nil
 	}
 	if g.ID == 0 {
@@ -474,6 +474,18 @@ func (p *Process) readG(addr uint64, buf []byte) (Goroutine, error) {
 	return g, nil
 }
 
+// deadExtra is what the runtime prints for _Gdeadextra (Go 1.26 on): the
+// goroutine of an extra M (the M a thread created by C borrows to call
+// Go) while no call is in progress. Older releases keep it _Gdead.
+const deadExtra = "waiting for cgo callback"
+
+// dead reports whether st is a status of a goroutine that does not run
+// (dead, or an extra M's between calls from C), which the runtime's
+// traceback leaves out, and so does All.
+func (p *Process) dead(st Status) bool {
+	return st == Dead || p.lay.GStatusStrings[st] == deadExtra
+}
+
 // All yields every goroutine of the image that is not dead, in the order
 // of the runtime's list. An entry that does not check out (unreadable,
 // or with impossible fields) is yielded as a *GError, and the walk goes
@@ -495,7 +507,7 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 			for j := uint64(0); j < n; j++ {
 				g, err := p.readG(p.link(p.word(ptrs[j*p.ptr:])), gbuf)
 				if err == nil {
-					if k, dup := seen[g.ID]; dup && g.Status != Dead {
+					if k, dup := seen[g.ID]; dup && !p.dead(g.Status) {
 						err = &GError{Addr: g.Addr, Msg: fmt.Sprintf("goroutine id %d already at entry %d", g.ID, k)}
 					}
 				}
@@ -511,7 +523,7 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 					continue
 				}
 				bad = 0
-				if g.Status == Dead {
+				if p.dead(g.Status) {
 					continue
 				}
 				seen[g.ID] = int(i + j)

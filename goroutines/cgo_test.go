@@ -1,0 +1,312 @@
+package goroutines_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosym-dev/gosym/elfcore"
+	"github.com/gosym-dev/gosym/goroutines"
+	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/coretest"
+	"github.com/gosym-dev/gosym/internal/objtest"
+)
+
+// cgoBuild builds testdata/cgoprog (linux/amd64, CGO_ENABLED=1) into
+// dir with the installed toolchain, stripped (-s -w) and its unstripped
+// twin. It skips where the program cannot be built or run here.
+func cgoBuild(t *testing.T, dir string) (exe, twin string) {
+	t.Helper()
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the cgo oracle runs on linux/amd64")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc: the cgo program cannot be built (apt-get install gcc)")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	src, err := filepath.Abs(filepath.Join("testdata", "cgoprog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=1", "CC=gcc", "GOFLAGS=", "GOTOOLCHAIN=local")
+	build := func(name, ldflags string) string {
+		exe := filepath.Join(dir, name)
+		cmd := exec.Command(goCmd, "build", "-ldflags="+ldflags, "-o", exe, ".")
+		cmd.Dir, cmd.Env = src, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		return exe
+	}
+	return build("cgoprog", "-s -w"), build("cgoprog.unstripped", "")
+}
+
+// crashCgo builds testdata/cgoprog and runs the stripped binary until it
+// dies under GOTRACEBACK=crash: of its nil dereference, or with quit, of
+// the SIGQUIT it sends itself (every thread then prints the goroutine it
+// runs, the spinning callback's and the one in C included), leaving a
+// core file.
+func crashCgo(t *testing.T, quit bool) *coretest.Run {
+	t.Helper()
+	if pat, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); bytes.HasPrefix(pat, []byte("|")) {
+		t.Skip("the kernel pipes cores to a program (core_pattern)")
+	}
+	dir := t.TempDir()
+	exe, twin := cgoBuild(t, dir)
+	args := []string{"-c", `ulimit -c unlimited && exec "$@"`, "bash", exe}
+	want := "nil pointer dereference"
+	if quit {
+		args, want = append(args, "quit"), "SIGQUIT: quit"
+	}
+	cmd := exec.Command("bash", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOTRACEBACK=crash", "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	err := cmd.Wait()
+	timer.Stop()
+	if err == nil || !strings.Contains(out.String(), want) {
+		t.Fatalf("the program did not die of %q (%v):\n%s", want, err, out.String())
+	}
+	cores, _ := filepath.Glob(filepath.Join(dir, "core*"))
+	if len(cores) != 1 {
+		t.Skipf("no core file written in %s (core_pattern, ulimit -c)", dir)
+	}
+	return &coretest.Run{Binary: exe, Unstripped: twin, Output: out.String(), Core: cores[0]}
+}
+
+// cgoKinds are the goroutines of cgoprog that cross a cgo boundary, by
+// frames the runtime prints for them: each must be printed by the
+// runtime with frames (so that the oracle covers it), and agree with
+// ours.
+var cgoKinds = []struct {
+	name  string
+	funcs []string // functions that must be among its printed frames, in this order
+}{
+	{"blocked in C", []string{"runtime.cgocall", "main._Cfunc_blockInC", "main.inC"}},
+	{"Go called back from C, parked", []string{"runtime.chanrecv1", "runtime.cgocallback", "runtime.systemstack_switch", "runtime.cgocall", "main._Cfunc_callParked", "main.callback"}},
+	{"Go → C → Go → C, blocked in C", []string{"runtime.cgocall", "main._Cfunc_blockInC", "runtime.cgocallback", "runtime.cgocall", "main._Cfunc_callNested", "main.nested"}},
+	{"a thread of C calling Go, parked", []string{"runtime.chansend1", "runtime.cgocallback", "runtime.goexit"}},
+}
+
+// cgoSpinning is the goroutine spinning in Go code called back from C,
+// which the runtime prints with frames only when its thread takes a
+// signal (quit).
+var cgoSpinning = []string{"runtime.cgocallback", "runtime.cgocall", "main._Cfunc_callSpin", "main.spinning"}
+
+// printedWith returns the id of a goroutine the runtime printed whose
+// frames have funcs in order.
+func printedWith(want map[uint64]*printed, funcs []string) (uint64, bool) {
+	for id, w := range want {
+		i := 0
+		for _, f := range w.frames {
+			if i < len(funcs) && f.Func == funcs[i] {
+				i++
+			}
+		}
+		if i == len(funcs) {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// printedIDs returns the ids of every goroutine the runtime printed a
+// header for, with frames or not ("goroutine running on other thread;
+// stack unavailable").
+func printedIDs(output string) map[uint64]bool {
+	ids := map[uint64]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "goroutine" && strings.HasSuffix(line, ":") {
+			if id, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				ids[id] = true
+			}
+		}
+	}
+	return ids
+}
+
+// foreignRestorer reports whether the walk of thread tid's registers
+// stops at a signal frame whose restorer is not the runtime's: in a cgo
+// binary the C library installs the signal handlers, and its restorer
+// (glibc's __restore_rt) is where the kernel's frame returns to, which
+// the crossing of gosym/unwind_signal.go does not accept yet.
+func foreignRestorer(tab *gosym.Table, core *elfcore.File, tid int) (string, bool) {
+	for _, th := range core.Threads {
+		if th.PID != tid {
+			continue
+		}
+		for _, err := range tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP, LR: th.LR}, core) {
+			if err != nil && strings.Contains(err.Error(), "a foreign signal restorer") {
+				return err.Error(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// cgoAgreement counts what checkCgo found for one binary.
+type cgoAgreement struct {
+	printed, agree, physical int
+	// restorer counts the running goroutines whose thread is in a
+	// signal handler entered through the C library's restorer
+	// (foreignRestorer): no stack, an error, never a wrong frame.
+	restorer int
+}
+
+// checkCgo runs the oracle on a core of cgoprog, from binary (the
+// stripped program or its twin): every goroutine the runtime printed
+// with frames is listed with the same status, every physical frame
+// (function, file:line, pc=, sp=) and creator; every goroutine listed
+// was printed (a dead one, such as the extra M's goroutine between calls
+// from C, is not listed). A running goroutine's printed frames may be
+// the outer ones of ours (the crashing one, whose thread went on into
+// the crash code). The one exception: a running goroutine whose thread
+// is in a signal handler entered through the C library's restorer gets
+// an error (counted in restorer).
+func checkCgo(t *testing.T, binary string, run *coretest.Run) cgoAgreement {
+	t.Helper()
+	tab, err := gosym.Open(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	f, err := os.Open(run.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	core, err := elfcore.NewFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goroutines.New(tab, core, core.Threads)
+	if err != nil {
+		t.Fatalf("%s: %v", binary, err)
+	}
+	want, headers := parsePrinted(run.Output), printedIDs(run.Output)
+	a := cgoAgreement{printed: len(want)}
+	listed := map[uint64]bool{}
+	for g, err := range p.All() {
+		if err != nil {
+			t.Errorf("a damaged entry in a sound core: %v", err)
+			continue
+		}
+		listed[g.ID] = true
+		if !headers[g.ID] {
+			t.Errorf("goroutine %d [%s] listed, not printed by the runtime", g.ID, g.StatusString)
+		}
+		w, ok := want[g.ID]
+		if !ok {
+			t.Logf("goroutine %d [%s] printed without frames (running on another thread)", g.ID, g.StatusString)
+			continue
+		}
+		ok = true
+		if g.StatusString != w.status {
+			t.Errorf("goroutine %d: status %q, the runtime printed %q", g.ID, g.StatusString, w.status)
+			ok = false
+		}
+		if cb, at := createdBy(tab, g); cb != w.createdBy || at != w.createdAt {
+			t.Errorf("goroutine %d: created by %q at %q, the runtime printed %q at %q", g.ID, cb, at, w.createdBy, w.createdAt)
+			ok = false
+		}
+		got, err := ours(p, g, false)
+		if err != nil && g.Status == goroutines.Running && len(got) == 0 {
+			if msg, limit := foreignRestorer(tab, core, g.Thread); limit {
+				t.Logf("goroutine %d [running]: %v; its thread's walk: %s", g.ID, err, msg)
+				a.restorer++
+				continue
+			}
+		}
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g.ID, err)
+			ok = false
+		}
+		n := len(w.frames)
+		switch {
+		case sameFrames(got, w.frames):
+		case g.Status == goroutines.Running && len(got) > n && sameFrames(asPanic(got[len(got)-n:], w.frames), w.frames):
+		default:
+			t.Errorf("goroutine %d [%s] (thread %d):\nours:\n%s\nruntime:\n%s", g.ID, g.StatusString, g.Thread, formatFrames(got), formatFrames(w.frames))
+			ok = false
+		}
+		if ok {
+			a.agree++
+			a.physical += n
+		}
+	}
+	for id, w := range want {
+		if !listed[id] {
+			t.Errorf("goroutine %d [%s] printed by the runtime, not listed", id, w.status)
+		}
+	}
+	t.Logf("%s: %d goroutines printed with frames by the runtime, %d agree (status, creator and %d physical frames), %d running on a thread in a signal handler entered through the C library's restorer",
+		filepath.Base(binary), a.printed, a.agree, a.physical, a.restorer)
+	if a.agree+a.restorer != a.printed {
+		t.Errorf("%s: %d of %d goroutines agree", filepath.Base(binary), a.agree, a.printed)
+	}
+	return a
+}
+
+// checkKinds checks that the runtime printed each kind of cgo goroutine
+// with frames.
+func checkKinds(t *testing.T, run *coretest.Run, spinning bool) {
+	t.Helper()
+	want := parsePrinted(run.Output)
+	kinds := cgoKinds
+	if spinning {
+		kinds = append(kinds[:len(kinds):len(kinds)], struct {
+			name  string
+			funcs []string
+		}{"Go called back from C, spinning", cgoSpinning})
+	}
+	for _, k := range kinds {
+		id, ok := printedWith(want, k.funcs)
+		if !ok {
+			t.Errorf("no goroutine %s (frames %v) printed by the runtime:\n%s", k.name, k.funcs, run.Output)
+			continue
+		}
+		t.Logf("goroutine %d: %s", id, k.name)
+	}
+}
+
+// TestCgoOracle is the runtime oracle on a cgo program
+// (testdata/cgoprog, linux/amd64) that dies of a nil dereference:
+// goroutines blocked in C (from g.syscallsp, the goroutine's side of
+// asmcgocall), called back from C and parked (through
+// runtime.cgocallback back to the Go code that called C), Go → C → Go →
+// C, and on a thread C created (an extra M) agree with the runtime's
+// traceback, frame by frame, from the stripped binary and its twin.
+func TestCgoOracle(t *testing.T) {
+	run := crashCgo(t, false)
+	checkKinds(t, run, false)
+	for _, bin := range []string{run.Binary, run.Unstripped} {
+		checkCgo(t, bin, run)
+	}
+}
+
+// TestCgoOracleQuit is TestCgoOracle for the program killed by SIGQUIT:
+// every thread prints the goroutine it runs, so the runtime also prints
+// the goroutine spinning in Go code called back from C, and the ones
+// whose threads are in C (a heavy oracle: GOSYM_HEAVY=1).
+func TestCgoOracleQuit(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	run := crashCgo(t, true)
+	checkKinds(t, run, true)
+	for _, bin := range []string{run.Binary, run.Unstripped} {
+		checkCgo(t, bin, run)
+	}
+}
