@@ -283,18 +283,80 @@ func checkKinds(t *testing.T, run *coretest.Run, spinning bool) {
 	}
 }
 
+// checkCThreads checks the threads of the goroutines blocked in C (in
+// cgoprog's nil dereference core, which no signal interrupted): unwound
+// from their registers, each gives no frame and an error saying the
+// thread runs code the symbol table does not describe (C code), while
+// the goroutine's own frames come from g.syscallsp (checkCgo). It
+// returns how many it checked.
+func checkCThreads(t *testing.T, binary, corePath string) int {
+	t.Helper()
+	tab, err := gosym.Open(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	f, err := os.Open(corePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	core, err := elfcore.NewFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goroutines.New(tab, core, core.Threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for g, err := range p.All() {
+		if err != nil || g.Status != goroutines.Syscall || g.Thread == 0 {
+			continue
+		}
+		for _, th := range core.Threads {
+			if th.PID != g.Thread {
+				continue
+			}
+			if _, err := tab.ResolveFunction(th.PC); err == nil {
+				continue // not in C when the core was written
+			}
+			n++
+			frames := 0
+			var last error
+			for _, err := range tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP}, core) {
+				if err != nil {
+					last = err
+				} else {
+					frames++
+				}
+			}
+			if frames != 0 || last == nil || !strings.Contains(last.Error(), "(C code, or another binary's)") {
+				t.Errorf("thread %d of goroutine %d, in C at %#x: %d frames, error %v; want no frame and an error saying it runs C code", th.PID, g.ID, th.PC, frames, last)
+			} else {
+				t.Logf("thread %d of goroutine %d [%s]: %v", th.PID, g.ID, g.StatusString, last)
+			}
+		}
+	}
+	return n
+}
+
 // TestCgoOracle is the runtime oracle on a cgo program
 // (testdata/cgoprog, linux/amd64) that dies of a nil dereference:
 // goroutines blocked in C (from g.syscallsp, the goroutine's side of
 // asmcgocall), called back from C and parked (through
 // runtime.cgocallback back to the Go code that called C), Go → C → Go →
 // C, and on a thread C created (an extra M) agree with the runtime's
-// traceback, frame by frame, from the stripped binary and its twin.
+// traceback, frame by frame, from the stripped binary and its twin. The
+// threads in C code unwind to a clear error, never to a frame.
 func TestCgoOracle(t *testing.T) {
 	run := crashCgo(t, false)
 	checkKinds(t, run, false)
 	for _, bin := range []string{run.Binary, run.Unstripped} {
 		checkCgo(t, bin, run)
+	}
+	if n := checkCThreads(t, run.Binary, run.Core); n < 2 {
+		t.Errorf("%d threads of goroutines blocked in C were in C code, want 2 (inC, nested)", n)
 	}
 }
 

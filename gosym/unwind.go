@@ -179,8 +179,12 @@ func (e *UnwindError) Unwrap() error { return e.Err }
 // instruction; on link-register machines the signal handler stored that
 // frame's LR below it. The walk ends, without an error, after a KindTop
 // frame, a frame whose function writes SP (SPWrite; KindStackSwitch for
-// releases without the flag), a function without a pcsp table, or a zero
-// return address. It ends with an *UnwindError when a PC is in no
+// releases without the flag) but runtime.cgocallback, a function without
+// a pcsp table, or a zero return address. runtime.cgocallback, where Go
+// code called back from C runs, is crossed as the runtime crosses it: it
+// leaves the frame of the Go code that called C (its return address is
+// runtime.systemstack_switch's, then runtime.cgocall's) on the
+// goroutine's stack. It ends with an *UnwindError when a PC is in no
 // function, mem cannot be read, or the stack does not grow upwards.
 //
 // Addresses are link-time addresses: for a position-independent
@@ -276,7 +280,15 @@ func (u *unwinder) resolve() {
 	pc, sp := u.frame.PC, u.frame.SP
 	f, err := u.t.ResolveFunction(pc)
 	if err != nil {
-		u.fail("pc in no function", err)
+		msg := "pc in no function"
+		if u.innermost {
+			// The thread's own PC, or the one a signal interrupted,
+			// is outside Go code: a thread in a cgo call, the C
+			// library's or another binary's code, with no frame
+			// information here.
+			msg = "the thread runs code the symbol table does not describe (C code, or another binary's): " + msg
+		}
+		u.fail(msg, err)
 		return
 	}
 	u.frame.Func = f
