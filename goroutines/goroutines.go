@@ -69,12 +69,25 @@
 // and s390x. Signal frames are crossed on linux/amd64 and linux/arm64
 // only; elsewhere a goroutine running on a thread that is in a signal
 // handler (every thread of a core the runtime dumped after a fatal
-// signal) has no stack: Frames says its thread's stack does not reach it. cgo frames (C code, cgocallback) are not
-// crossed. Addresses are link-time addresses: a position-independent
+// signal) has no stack: Frames says its thread's stack does not reach it.
+//
+// Of cgo (linux/amd64, Go 1.26 checked): a goroutine blocked in C is
+// listed from g.syscallsp, its frames from runtime.cgocall out, as the
+// runtime prints it; Go code called back from C goes on through
+// runtime.cgocallback to the Go code that called C (systemstack_switch,
+// cgocall), or on a thread C created to runtime.goexit. C frames are not
+// unwound (nothing describes them): a thread in C code gives an error,
+// not a frame. A cgo binary's signal handlers return through the C
+// library's restorer, whose signal frame is not crossed: a goroutine
+// running on a thread in a signal handler (the crashing one of a cgo
+// binary) has no stack.
+//
+// Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the
 // caller's job, elfcore's mappings). Dead goroutines (exited, kept for
-// reuse, or an extra M's between calls from C) are not listed. A running goroutine whose thread's registers are
-// not given has no stack: its saved context is stale.
+// reuse, or an extra M's between calls from C) are not listed. A running
+// goroutine whose thread's registers are not given has no stack: its
+// saved context is stale.
 package goroutines
 
 import (
