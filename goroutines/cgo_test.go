@@ -18,16 +18,34 @@ import (
 	"github.com/gosym-dev/gosym/internal/objtest"
 )
 
-// cgoBuild builds testdata/cgoprog (linux/amd64, CGO_ENABLED=1) into
+// cgoTarget is an architecture the cgo oracle runs: its C cross
+// compiler, and the qemu-user that runs it ("" for the host's own) with
+// the directory of its C library.
+type cgoTarget struct {
+	goarch, cc, qemu, sysroot string
+}
+
+var (
+	cgoAMD64 = cgoTarget{"amd64", "gcc", "", ""}
+	cgoARM64 = cgoTarget{"arm64", "aarch64-linux-gnu-gcc", "qemu-aarch64", "/usr/aarch64-linux-gnu"}
+)
+
+// cgoBuild builds testdata/cgoprog (linux, CGO_ENABLED=1) for tg into
 // dir with the installed toolchain, stripped (-s -w) and its unstripped
 // twin. It skips where the program cannot be built or run here.
-func cgoBuild(t *testing.T, dir string) (exe, twin string) {
+func cgoBuild(t *testing.T, dir string, tg cgoTarget) (exe, twin string) {
 	t.Helper()
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skip("the cgo oracle runs on linux/amd64")
+		t.Skip("the cgo oracle runs on linux/amd64 hosts")
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc: the cgo program cannot be built (apt-get install gcc)")
+	if _, err := exec.LookPath(tg.cc); err != nil {
+		t.Skipf("no %s: the cgo program cannot be built for %s (apt-get install %s)", tg.cc, tg.goarch,
+			map[string]string{"amd64": "gcc", "arm64": "gcc-aarch64-linux-gnu"}[tg.goarch])
+	}
+	if tg.qemu != "" {
+		if _, err := exec.LookPath(tg.qemu); err != nil {
+			t.Skipf("no %s (apt-get install qemu-user)", tg.qemu)
+		}
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -37,7 +55,7 @@ func cgoBuild(t *testing.T, dir string) (exe, twin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=1", "CC=gcc", "GOFLAGS=", "GOTOOLCHAIN=local")
+	env := append(os.Environ(), "GOOS=linux", "GOARCH="+tg.goarch, "CGO_ENABLED=1", "CC="+tg.cc, "GOFLAGS=", "GOTOOLCHAIN=local")
 	build := func(name, ldflags string) string {
 		exe := filepath.Join(dir, name)
 		cmd := exec.Command(goCmd, "build", "-ldflags="+ldflags, "-o", exe, ".")
@@ -50,19 +68,23 @@ func cgoBuild(t *testing.T, dir string) (exe, twin string) {
 	return build("cgoprog", "-s -w"), build("cgoprog.unstripped", "")
 }
 
-// crashCgo builds testdata/cgoprog and runs the stripped binary until it
-// dies under GOTRACEBACK=crash: of its nil dereference, or with quit, of
-// the SIGQUIT it sends itself (every thread then prints the goroutine it
-// runs, the spinning callback's and the one in C included), leaving a
-// core file.
-func crashCgo(t *testing.T, quit bool) *coretest.Run {
+// crashCgo builds testdata/cgoprog for tg and runs the stripped binary
+// (natively, or under qemu-user) until it dies under GOTRACEBACK=crash:
+// of its nil dereference, or with quit, of the SIGQUIT it sends itself
+// (every thread then prints the goroutine it runs, the spinning
+// callback's and the ones in C included), leaving a core file.
+func crashCgo(t *testing.T, tg cgoTarget, quit bool) *coretest.Run {
 	t.Helper()
-	if pat, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); bytes.HasPrefix(pat, []byte("|")) {
+	if pat, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); tg.qemu == "" && bytes.HasPrefix(pat, []byte("|")) {
 		t.Skip("the kernel pipes cores to a program (core_pattern)")
 	}
 	dir := t.TempDir()
-	exe, twin := cgoBuild(t, dir)
-	args := []string{"-c", `ulimit -c unlimited && exec "$@"`, "bash", exe}
+	exe, twin := cgoBuild(t, dir, tg)
+	args := []string{"-c", `ulimit -c unlimited && exec "$@"`, "bash"}
+	if tg.qemu != "" {
+		args = append(args, tg.qemu, "-L", tg.sysroot)
+	}
+	args = append(args, exe)
 	want := "nil pointer dereference"
 	if quit {
 		args, want = append(args, "quit"), "SIGQUIT: quit"
@@ -81,7 +103,19 @@ func crashCgo(t *testing.T, quit bool) *coretest.Run {
 	if err == nil || !strings.Contains(out.String(), want) {
 		t.Fatalf("the program did not die of %q (%v):\n%s", want, err, out.String())
 	}
-	cores, _ := filepath.Glob(filepath.Join(dir, "core*"))
+	// qemu-user writes the guest's core as qemu_<prog>_<date>-<pid>.core
+	// (and the kernel may dump qemu itself as "core": not ours, and
+	// hundreds of MB).
+	pattern := "core*"
+	if tg.qemu != "" {
+		pattern = "qemu_*.core"
+		if host, _ := filepath.Glob(filepath.Join(dir, "core*")); len(host) > 0 {
+			for _, h := range host {
+				os.Remove(h)
+			}
+		}
+	}
+	cores, _ := filepath.Glob(filepath.Join(dir, pattern))
 	if len(cores) != 1 {
 		t.Skipf("no core file written in %s (core_pattern, ulimit -c)", dir)
 	}
@@ -350,7 +384,7 @@ func checkCThreads(t *testing.T, binary, corePath string) int {
 // traceback, frame by frame, from the stripped binary and its twin. The
 // threads in C code unwind to a clear error, never to a frame.
 func TestCgoOracle(t *testing.T) {
-	run := crashCgo(t, false)
+	run := crashCgo(t, cgoAMD64, false)
 	checkKinds(t, run, false)
 	for _, bin := range []string{run.Binary, run.Unstripped} {
 		checkCgo(t, bin, run)
@@ -366,9 +400,29 @@ func TestCgoOracle(t *testing.T) {
 // whose threads are in C (a heavy oracle: GOSYM_HEAVY=1).
 func TestCgoOracleQuit(t *testing.T) {
 	objtest.SkipUnlessHeavy(t)
-	run := crashCgo(t, true)
+	run := crashCgo(t, cgoAMD64, true)
 	checkKinds(t, run, true)
 	for _, bin := range []string{run.Binary, run.Unstripped} {
 		checkCgo(t, bin, run)
+	}
+}
+
+// TestCgoOracleARM64 is TestCgoOracle and TestCgoOracleQuit for
+// linux/arm64, under qemu-user, built with the C cross compiler
+// aarch64-linux-gnu-gcc (a heavy oracle: GOSYM_HEAVY=1). There the
+// signal frame is crossed whatever its restorer: the crashing goroutine
+// agrees too.
+func TestCgoOracleARM64(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	for _, quit := range []bool{false, true} {
+		t.Run(map[bool]string{false: "nil", true: "quit"}[quit], func(t *testing.T) {
+			run := crashCgo(t, cgoARM64, quit)
+			checkKinds(t, run, quit)
+			for _, bin := range []string{run.Binary, run.Unstripped} {
+				if a := checkCgo(t, bin, run); a.restorer != 0 {
+					t.Errorf("%s: %d goroutines without a stack: arm64's signal frames are crossed", filepath.Base(bin), a.restorer)
+				}
+			}
+		})
 	}
 }

@@ -369,7 +369,7 @@ func formatDlv(fs []dlvFrame) string {
 func TestDelveCgo(t *testing.T) {
 	objtest.SkipUnlessHeavy(t)
 	dlv := dlvPath(t)
-	run := crashCgo(t, false)
+	run := crashCgo(t, cgoAMD64, false)
 	stripped := ansi.ReplaceAllString(runDelve(t, dlv, run.Binary, run.Core), "")
 	if !strings.Contains(stripped, "could not find goroutine array") {
 		t.Errorf("Delve on the stripped binary: expected it to find no goroutine, it printed:\n%s", stripped)
