@@ -23,11 +23,14 @@ import (
 // the directory of its C library.
 type cgoTarget struct {
 	goarch, cc, qemu, sysroot string
+	// goroot is the toolchain of another release ("" for the installed
+	// one), which builds in GOPATH mode.
+	goroot string
 }
 
 var (
-	cgoAMD64 = cgoTarget{"amd64", "gcc", "", ""}
-	cgoARM64 = cgoTarget{"arm64", "aarch64-linux-gnu-gcc", "qemu-aarch64", "/usr/aarch64-linux-gnu"}
+	cgoAMD64 = cgoTarget{goarch: "amd64", cc: "gcc"}
+	cgoARM64 = cgoTarget{goarch: "arm64", cc: "aarch64-linux-gnu-gcc", qemu: "qemu-aarch64", sysroot: "/usr/aarch64-linux-gnu"}
 )
 
 // cgoBuild builds testdata/cgoprog (linux, CGO_ENABLED=1) for tg into
@@ -56,6 +59,24 @@ func cgoBuild(t *testing.T, dir string, tg cgoTarget) (exe, twin string) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "GOOS=linux", "GOARCH="+tg.goarch, "CGO_ENABLED=1", "CC="+tg.cc, "GOFLAGS=", "GOTOOLCHAIN=local")
+	if tg.goroot != "" {
+		// A GOPATH holding the program: old releases know no modules.
+		gopath := filepath.Join(dir, "gopath")
+		pkg := filepath.Join(gopath, "src", "cgoprog")
+		data, err := os.ReadFile(filepath.Join(src, "main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(pkg, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pkg, "main.go"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		goCmd, src = filepath.Join(tg.goroot, "bin", "go"), pkg
+		env = append(env, "GOROOT="+tg.goroot, "GOPATH="+gopath, "GO111MODULE=off", "GOENV=off",
+			"GOCACHE="+filepath.Join(os.TempDir(), "gosym-coretest-cache"))
+	}
 	build := func(name, ldflags string) string {
 		exe := filepath.Join(dir, name)
 		cmd := exec.Command(goCmd, "build", "-ldflags="+ldflags, "-o", exe, ".")
@@ -131,7 +152,7 @@ var cgoKinds = []struct {
 	funcs []string // functions that must be among its printed frames, in this order
 }{
 	{"blocked in C", []string{"runtime.cgocall", "main._Cfunc_blockInC", "main.inC"}},
-	{"Go called back from C, parked", []string{"runtime.chanrecv1", "runtime.cgocallback", "runtime.systemstack_switch", "runtime.cgocall", "main._Cfunc_callParked", "main.callback"}},
+	{"Go called back from C, parked", []string{"runtime.chanrecv1", "runtime.cgocallback", "runtime.cgocall", "main._Cfunc_callParked", "main.callback"}},
 	{"Go → C → Go → C, blocked in C", []string{"runtime.cgocall", "main._Cfunc_blockInC", "runtime.cgocallback", "runtime.cgocall", "main._Cfunc_callNested", "main.nested"}},
 	{"a thread of C calling Go, parked", []string{"runtime.chansend1", "runtime.cgocallback", "runtime.goexit"}},
 }
@@ -142,12 +163,13 @@ var cgoKinds = []struct {
 var cgoSpinning = []string{"runtime.cgocallback", "runtime.cgocall", "main._Cfunc_callSpin", "main.spinning"}
 
 // printedWith returns the id of a goroutine the runtime printed whose
-// frames have funcs in order.
+// frames have funcs in order (runtime.cgocallback matches
+// runtime.cgocallback_gofunc, its name before Go 1.16).
 func printedWith(want map[uint64]*printed, funcs []string) (uint64, bool) {
 	for id, w := range want {
 		i := 0
 		for _, f := range w.frames {
-			if i < len(funcs) && f.Func == funcs[i] {
+			if i < len(funcs) && (f.Func == funcs[i] || funcs[i] == "runtime.cgocallback" && f.Func == "runtime.cgocallback_gofunc") {
 				i++
 			}
 		}
@@ -422,6 +444,27 @@ func TestCgoOracleARM64(t *testing.T) {
 				if a := checkCgo(t, bin, run); a.restorer != 0 {
 					t.Errorf("%s: %d goroutines without a stack: arm64's signal frames are crossed", filepath.Base(bin), a.restorer)
 				}
+			}
+		})
+	}
+}
+
+// TestCgoOracleReleases is TestCgoOracle with the toolchains of other
+// releases (oracleReleases; a heavy oracle: GOSYM_HEAVY=1).
+func TestCgoOracleReleases(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	for _, v := range oracleReleases {
+		t.Run(v, func(t *testing.T) {
+			goroot, err := coretest.Toolchain(v)
+			if err != nil {
+				t.Skip(err)
+			}
+			tg := cgoAMD64
+			tg.goroot = goroot
+			run := crashCgo(t, tg, false)
+			checkKinds(t, run, false)
+			for _, bin := range []string{run.Binary, run.Unstripped} {
+				checkCgo(t, bin, run)
 			}
 		})
 	}

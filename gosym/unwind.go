@@ -240,6 +240,11 @@ type unwinder struct {
 	// handler entered by the kernel (runtime.sigtramp) and the walk
 	// crosses to the context it interrupted.
 	signal bool
+	// callback is set when the inner frame is runtime.cgocallback's
+	// (cgocallback_gofunc's before Go 1.16) in a release without
+	// function flags: the current frame is then on the goroutine's
+	// stack, where runtime.asmcgocall is not the top (see stopsAt).
+	callback bool
 	// linux is 1 once the binary is known to be a linux one, -1 once
 	// known not to be (asked at the first signal trampoline of a walk).
 	linux int8
@@ -361,6 +366,11 @@ func (u *unwinder) next() {
 		u.frame.Reached = ReachedTrap
 	}
 	u.lr, u.innermost = 0, false
+	u.callback = false
+	if !u.t.hasFlags() {
+		name := f.Name()
+		u.callback = name == "runtime.cgocallback" || name == "runtime.cgocallback_gofunc"
+	}
 	if trap && u.arch.usesLR && !u.crossTrap() {
 		return
 	}
@@ -416,6 +426,11 @@ func (u *unwinder) read(addr uint64) (uint64, error) {
 // stopsAt reports whether the walk ends after f's frame: the runtime's
 // unwinder stops at a TOPFRAME function and at one that writes SP
 // (runtime.cgocallback excepted, which keeps both stacks unwindable).
+// Before function flags (Go 1.17), it stops at a stack switch, but for
+// runtime.asmcgocall on a goroutine's stack (the runtime's topofstack:
+// asmcgocall is the top on g0 only): Go code called back from C returns
+// through runtime.cgocallback to the asmcgocall frame that the cgo call
+// left on the goroutine's stack (its g.sched), and on to runtime.cgocall.
 func (u *unwinder) stopsAt(f Function, k FuncKind) bool {
 	if k == KindTop {
 		return true
@@ -423,5 +438,5 @@ func (u *unwinder) stopsAt(f Function, k FuncKind) bool {
 	if u.t.hasFlags() {
 		return f.flags()&flagSPWrite != 0 && f.Name() != "runtime.cgocallback"
 	}
-	return k == KindStackSwitch
+	return k == KindStackSwitch && !(u.callback && f.Name() == "runtime.asmcgocall")
 }
