@@ -2,6 +2,8 @@ package goroutines_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -467,5 +469,65 @@ func TestCgoOracleReleases(t *testing.T) {
 				checkCgo(t, bin, run)
 			}
 		})
+	}
+}
+
+// TestRunningInC: a goroutine running on a thread whose PC is outside the
+// binary's functions (C code: a thread the core caught in a C call the
+// runtime made without leaving the goroutine's status, such as mmap
+// through the C library in a cgo binary) has no stack: one error, which
+// says the thread's stack does not reach it and why (the walk's own
+// error: code the symbol table does not describe), and no frame (its
+// g.sched may be stale).
+func TestRunningInC(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the made-up stacks are laid out for amd64")
+	}
+	f := openSelf(t)
+	img := manyImage(t, f, 1)
+	bss, heap := img[0], img[1]
+	l := f.lay
+	g := binary.LittleEndian.Uint64(heap.data[0:]) // the only g
+	gb := heap.data[g-heap.base:]
+	binary.LittleEndian.PutUint32(gb[l.GAtomicStatus:], uint32(goroutines.Running))
+	m := f.bss + 0x2000
+	put(gb, l.GM, m)
+	put(bss.data[m-f.bss:], l.MProcid, 4242)
+	const cPC = 0x7f0000001234 // no function of the binary's
+	p, err := goroutines.New(f.tab, img, []elfcore.Thread{{PID: 4242, PC: cPC, SP: f.bss + 0x3000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for g, err := range p.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		var frames int
+		var errs []error
+		for _, err := range p.Frames(g) {
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				frames++
+			}
+		}
+		if frames != 0 || len(errs) != 1 {
+			t.Fatalf("%d frames, errors %v; want no frame and one error", frames, errs)
+		}
+		msg := errs[0].Error()
+		for _, want := range []string{"thread 4242 runs goroutine 1, but its stack does not reach it (no frame)", "(C code, or another binary's)", "pc in no function"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error %q does not say %q", msg, want)
+			}
+		}
+		var ue *gosym.UnwindError
+		if !errors.As(errs[0], &ue) || ue.PC != cPC {
+			t.Errorf("error %v: not an *UnwindError at the thread's pc %#x", errs[0], cPC)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d goroutines, want 1", n)
 	}
 }

@@ -595,12 +595,14 @@ func (p *Process) runningFrames(g Goroutine, th elfcore.Thread) iter.Seq2[gosym.
 		onStack := func(sp uint64) bool { return sp >= g.StackLo && sp < g.StackHi }
 		onG := false
 		var last gosym.StackFrame
+		var walkErr error // why the thread's walk stopped, if it did
 		for fr, err := range p.tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP, LR: th.LR}, p.mem) {
 			if err != nil {
 				if onG {
 					yield(fr, err)
 					return
 				}
+				walkErr = err
 				break
 			}
 			last = fr
@@ -627,8 +629,13 @@ func (p *Process) runningFrames(g Goroutine, th elfcore.Thread) iter.Seq2[gosym.
 		// scheduler), g.sched is stale: no stack rather than a wrong
 		// one.
 		if last.Func.Kind() != gosym.KindStackSwitch {
-			yield(gosym.StackFrame{PC: th.PC, SP: th.SP}, &gosym.UnwindError{PC: th.PC, SP: th.SP,
-				Msg: fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (ends in %s)", th.PID, g.ID, last.Func.Name())})
+			msg := fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (ends in %s)", th.PID, g.ID, last.Func.Name())
+			if last.Func.Name() == "" {
+				// Not one frame: the thread runs code outside
+				// the binary's functions (C code).
+				msg = fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (no frame)", th.PID, g.ID)
+			}
+			yield(gosym.StackFrame{PC: th.PC, SP: th.SP}, &gosym.UnwindError{PC: th.PC, SP: th.SP, Msg: msg, Err: walkErr})
 			return
 		}
 		first := true
