@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -232,10 +235,13 @@ type cgoAgreement struct {
 // was printed (a dead one, such as the extra M's goroutine between calls
 // from C, is not listed). A running goroutine's printed frames may be
 // the outer ones of ours (the crashing one, whose thread went on into
-// the crash code). The one exception: a running goroutine whose thread
-// is in a signal handler entered through the C library's restorer gets
-// an error (counted in restorer).
-func checkCgo(t *testing.T, binary string, run *coretest.Run) cgoAgreement {
+// the crash code). With gcore (a core gdb's gcore wrote before the
+// runtime printed its traceback), a running goroutine's innermost frame
+// may be at another PC of the same function at the same SP (a spinning
+// loop). The one exception: a running goroutine whose thread is in a
+// signal handler entered through the C library's restorer gets an error
+// (counted in restorer).
+func checkCgo(t *testing.T, binary string, run *coretest.Run, gcore bool) cgoAgreement {
 	t.Helper()
 	tab, err := gosym.Open(binary)
 	if err != nil {
@@ -297,6 +303,10 @@ func checkCgo(t *testing.T, binary string, run *coretest.Run) cgoAgreement {
 		switch {
 		case sameFrames(got, w.frames):
 		case g.Status == goroutines.Running && len(got) > n && sameFrames(asPanic(got[len(got)-n:], w.frames), w.frames):
+		case gcore && g.Status == goroutines.Running && len(got) == n && n > 0 && got[0].Func == w.frames[0].Func && got[0].SP == w.frames[0].SP && sameFrames(got[1:], w.frames[1:]):
+			// gcore caught the thread in the loop the runtime's
+			// traceback, taken later, printed: at another of its
+			// instructions, maybe.
 		default:
 			t.Errorf("goroutine %d [%s] (thread %d):\nours:\n%s\nruntime:\n%s", g.ID, g.StatusString, g.Thread, formatFrames(got), formatFrames(w.frames))
 			ok = false
@@ -411,7 +421,7 @@ func TestCgoOracle(t *testing.T) {
 	run := crashCgo(t, cgoAMD64, false)
 	checkKinds(t, run, false)
 	for _, bin := range []string{run.Binary, run.Unstripped} {
-		checkCgo(t, bin, run)
+		checkCgo(t, bin, run, false)
 	}
 	if n := checkCThreads(t, run.Binary, run.Core); n < 2 {
 		t.Errorf("%d threads of goroutines blocked in C were in C code, want 2 (inC, nested)", n)
@@ -427,7 +437,7 @@ func TestCgoOracleQuit(t *testing.T) {
 	run := crashCgo(t, cgoAMD64, true)
 	checkKinds(t, run, true)
 	for _, bin := range []string{run.Binary, run.Unstripped} {
-		checkCgo(t, bin, run)
+		checkCgo(t, bin, run, false)
 	}
 }
 
@@ -443,7 +453,7 @@ func TestCgoOracleARM64(t *testing.T) {
 			run := crashCgo(t, cgoARM64, quit)
 			checkKinds(t, run, quit)
 			for _, bin := range []string{run.Binary, run.Unstripped} {
-				if a := checkCgo(t, bin, run); a.restorer != 0 {
+				if a := checkCgo(t, bin, run, false); a.restorer != 0 {
 					t.Errorf("%s: %d goroutines without a stack: arm64's signal frames are crossed", filepath.Base(bin), a.restorer)
 				}
 			}
@@ -466,7 +476,7 @@ func TestCgoOracleReleases(t *testing.T) {
 			run := crashCgo(t, tg, false)
 			checkKinds(t, run, false)
 			for _, bin := range []string{run.Binary, run.Unstripped} {
-				checkCgo(t, bin, run)
+				checkCgo(t, bin, run, false)
 			}
 		})
 	}
@@ -529,5 +539,79 @@ func TestRunningInC(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d goroutines, want 1", n)
+	}
+}
+
+// gcoreCgo builds testdata/cgoprog for linux/amd64, runs it until it is
+// ready (every goroutine in its state, the callback spinning), dumps it
+// with gdb's gcore (every thread stopped where it runs: in C, in Go code,
+// in the runtime; none in a signal handler), then kills it with SIGQUIT
+// under GOTRACEBACK=crash for the runtime's traceback. gcore writes every
+// mapping.
+func gcoreCgo(t *testing.T) *coretest.Run {
+	t.Helper()
+	gcore, err := exec.LookPath("gcore")
+	if err != nil {
+		t.Skip("no gcore (apt-get install gdb)")
+	}
+	dir := t.TempDir()
+	exe, twin := cgoBuild(t, dir, cgoAMD64)
+	cmd := exec.Command(exe, "ready")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOTRACEBACK=crash", "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(stdout, line); err != nil || string(line) != "ready\n" {
+		t.Fatalf("the program did not get ready (%v): %s", err, stderr.String())
+	}
+	prefix := filepath.Join(dir, "gcore")
+	if out, err := exec.Command(gcore, "-o", prefix, strconv.Itoa(cmd.Process.Pid)).CombinedOutput(); err != nil {
+		t.Fatalf("gcore: %v\n%s", err, out)
+	}
+	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, stdout)
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "SIGQUIT: quit") {
+		t.Fatalf("the program did not die of SIGQUIT:\n%s", stderr.String())
+	}
+	core := fmt.Sprintf("%s.%d", prefix, cmd.Process.Pid)
+	if fi, err := os.Stat(core); err == nil {
+		t.Logf("gcore wrote %d MB", fi.Size()>>20)
+	}
+	return &coretest.Run{Binary: exe, Unstripped: twin, Output: stderr.String(), Core: core}
+}
+
+// TestCgoGcore is the cgo oracle on a core gdb's gcore wrote of the
+// running program, which the runtime's traceback (SIGQUIT, after the
+// dump) checks: no thread is in a signal handler, so on amd64 too the
+// goroutine spinning in Go code called back from C is unwound from its
+// thread's registers, through runtime.cgocallback to the Go code that
+// called C, and must agree; the goroutines blocked in C come from
+// g.syscallsp while their threads are in C (a heavy oracle:
+// GOSYM_HEAVY=1).
+func TestCgoGcore(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	run := gcoreCgo(t)
+	checkKinds(t, run, true)
+	for _, bin := range []string{run.Binary, run.Unstripped} {
+		if a := checkCgo(t, bin, run, true); a.restorer != 0 {
+			t.Errorf("%s: %d goroutines without a stack in a gcore core, where no thread is in a signal handler", filepath.Base(bin), a.restorer)
+		}
+	}
+	if n := checkCThreads(t, run.Binary, run.Core); n < 2 {
+		t.Errorf("%d threads of goroutines blocked in C were in C code, want 2 (inC, nested)", n)
 	}
 }

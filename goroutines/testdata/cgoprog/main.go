@@ -16,7 +16,9 @@
 //   - a plain goroutine parked on a channel receive, for contrast.
 //
 // With the argument "quit" it sends itself SIGQUIT instead: every thread
-// then prints the goroutine it runs.
+// then prints the goroutine it runs. With "ready" it prints "ready" on its
+// standard output and waits (main parked in a select with no cases), to
+// be dumped by gdb's gcore and then killed by SIGQUIT.
 package main
 
 /*
@@ -123,6 +125,10 @@ func main() {
 	time.Sleep(50 * time.Millisecond)
 	if len(os.Args) > 1 && os.Args[1] == "quit" {
 		syscall.Kill(os.Getpid(), syscall.SIGQUIT)
+		select {}
+	}
+	if len(os.Args) > 1 && os.Args[1] == "ready" {
+		os.Stdout.WriteString("ready\n")
 		select {}
 	}
 	println(deref(nil))
