@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -614,4 +615,146 @@ func TestCgoGcore(t *testing.T) {
 	if n := checkCThreads(t, run.Binary, run.Core); n < 2 {
 		t.Errorf("%d threads of goroutines blocked in C were in C code, want 2 (inC, nested)", n)
 	}
+}
+
+// TestSystemstackGcore: a goroutine running on a thread that is on its
+// g0 stack in runtime.systemstack, on a real core. cgoprog "systemstack"
+// calls runtime.ReadMemStats in a loop on the main goroutine; gdb stops
+// it at runtime.readmemstats_m's entry (which ReadMemStats runs through
+// systemstack, the goroutine running) and dumps it with gcore. The
+// goroutine's frames must come from its thread's walk (readmemstats_m,
+// ReadMemStats.func1, systemstack, on g0) and go on from its g.sched:
+// systemstack_switch (reached by a stack switch), ReadMemStats,
+// main.memstats, main.main, runtime.main, runtime.goexit, every one on
+// the goroutine's stack; and Delve on the unstripped twin (a second
+// opinion; skipped where Delve cannot be built) shows the same frames
+// after the g0 ones. A heavy test (GOSYM_HEAVY=1): gcore writes every
+// mapping.
+func TestSystemstackGcore(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("no gdb (apt-get install gdb)")
+	}
+	dir := t.TempDir()
+	exe, twin := cgoBuild(t, dir, cgoAMD64)
+	tab, err := gosym.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	stop, err := tab.LookupFunction("runtime.readmemstats_m")
+	if err != nil {
+		t.Skipf("no runtime.readmemstats_m: %v", err)
+	}
+	cmd := exec.Command(exe, "systemstack")
+	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(stdout, line); err != nil || string(line) != "ready\n" {
+		t.Fatalf("the program did not get ready: %v", err)
+	}
+	corePath := filepath.Join(dir, "core")
+	g := exec.Command(gdb, "-batch", "-nx", "-p", strconv.Itoa(cmd.Process.Pid),
+		"-ex", "handle all nostop noprint pass",
+		"-ex", fmt.Sprintf("break *%#x", stop.Entry()),
+		"-ex", "continue",
+		"-ex", "gcore "+corePath)
+	timer := time.AfterFunc(2*time.Minute, func() { g.Process.Kill() })
+	out, err := g.CombinedOutput()
+	timer.Stop()
+	if _, serr := os.Stat(corePath); err != nil || serr != nil {
+		t.Fatalf("gdb: %v %v\n%s", err, serr, out)
+	}
+	f, err := os.Open(corePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	core, err := elfcore.NewFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goroutines.New(tab, core, core.Threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"runtime.systemstack_switch", "runtime.ReadMemStats", "main.memstats", "main.main", "runtime.main", "runtime.goexit"}
+	var ours []dlvFrame
+	found := false
+	for g, err := range p.All() {
+		if err != nil {
+			t.Errorf("a damaged entry in a sound core: %v", err)
+			continue
+		}
+		if g.ID != 1 {
+			continue
+		}
+		found = true
+		th, ok := threadOf(core, g.Thread)
+		if g.Status != goroutines.Running || !ok || th.PC != stop.Entry() {
+			t.Fatalf("goroutine 1 [%s] on thread %d (in the core: %v, at %#x): want running on the thread gdb stopped at %#x", g.StatusString, g.Thread, ok, th.PC, stop.Entry())
+		}
+		var names []string
+		i := 0
+		for fr, err := range p.Frames(g) {
+			if err != nil {
+				t.Fatalf("goroutine 1: %v (frames so far %v)", err, names)
+			}
+			names = append(names, fr.Func.Name())
+			if i == 0 && fr.Reached != gosym.ReachedStackSwitch || i > 0 && fr.Reached != gosym.ReachedCall {
+				t.Errorf("frame %d (%s) reached by %v", i, fr.Func.Name(), fr.Reached)
+			}
+			if fr.SP < g.StackLo || fr.SP >= g.StackHi {
+				t.Errorf("frame %d (%s): sp %#x off the goroutine's stack [%#x, %#x)", i, fr.Func.Name(), fr.SP, g.StackLo, g.StackHi)
+			}
+			i++
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("goroutine 1: frames %v, want %v", names, want)
+		}
+		if ours, err = oursInlined(p, g); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("goroutine 1 [running] on thread %d at %#x (runtime.readmemstats_m):\n%s", g.Thread, th.PC, formatDlv(ours))
+	}
+	if !found {
+		t.Fatal("goroutine 1 not listed")
+	}
+	t.Run("delve", func(t *testing.T) {
+		dlv := dlvPath(t)
+		var d *dlvGoroutine
+		for _, g := range parseDelve(runDelve(t, dlv, twin, corePath)) {
+			if g.ID == 1 {
+				d = &g
+			}
+		}
+		if d == nil {
+			t.Fatal("Delve did not list goroutine 1")
+		}
+		// Delve shows the g0 frames above the switch too.
+		i := slices.IndexFunc(d.Frames, func(f dlvFrame) bool { return f.Func == "runtime.systemstack_switch" })
+		if i < 0 || !slices.Equal(d.Frames[i:], ours) {
+			t.Errorf("Delve's goroutine 1:\n%s\nours:\n%s", formatDlv(d.Frames), formatDlv(ours))
+		} else {
+			t.Logf("Delve's frames of goroutine 1 after its %d on g0 are ours, %d of them (function, PC, file:line)", i, len(ours))
+		}
+	})
+}
+
+// threadOf returns the core's thread tid.
+func threadOf(core *elfcore.File, tid int) (elfcore.Thread, bool) {
+	for _, th := range core.Threads {
+		if th.PID == tid {
+			return th, true
+		}
+	}
+	return elfcore.Thread{}, false
 }

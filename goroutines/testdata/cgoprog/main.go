@@ -18,7 +18,10 @@
 // With the argument "quit" it sends itself SIGQUIT instead: every thread
 // then prints the goroutine it runs. With "ready" it prints "ready" on its
 // standard output and waits (main parked in a select with no cases), to
-// be dumped by gdb's gcore and then killed by SIGQUIT.
+// be dumped by gdb's gcore and then killed by SIGQUIT. With "systemstack"
+// it starts nothing and calls runtime.ReadMemStats in a loop (memstats),
+// for a debugger to stop it in runtime.readmemstats_m, on the g0 stack of
+// the running main goroutine.
 package main
 
 /*
@@ -109,7 +112,23 @@ func deref(p *int) int {
 	return *p
 }
 
+// memstats calls runtime.ReadMemStats for ever: each call stops the
+// world and runs runtime.readmemstats_m on the thread's g0 stack
+// (systemstack) while the goroutine is running.
+//
+//go:noinline
+func memstats() {
+	var ms runtime.MemStats
+	for {
+		runtime.ReadMemStats(&ms)
+	}
+}
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "systemstack" {
+		os.Stdout.WriteString("ready\n")
+		memstats()
+	}
 	runtime.GOMAXPROCS(4)
 	go inC()
 	go callback()
