@@ -617,20 +617,51 @@ func TestCgoGcore(t *testing.T) {
 	}
 }
 
-// TestSystemstackGcore: a goroutine running on a thread that is on its
-// g0 stack in runtime.systemstack, on a real core. cgoprog "systemstack"
-// calls runtime.ReadMemStats in a loop on the main goroutine; gdb stops
-// it at runtime.readmemstats_m's entry (which ReadMemStats runs through
-// systemstack, the goroutine running) and dumps it with gcore. The
-// goroutine's frames must come from its thread's walk (readmemstats_m,
-// ReadMemStats.func1, systemstack, on g0) and go on from its g.sched:
-// systemstack_switch (reached by a stack switch), ReadMemStats,
-// main.memstats, main.main, runtime.main, runtime.goexit, every one on
-// the goroutine's stack; and Delve on the unstripped twin (a second
-// opinion; skipped where Delve cannot be built) shows the same frames
-// after the g0 ones. A heavy test (GOSYM_HEAVY=1): gcore writes every
-// mapping.
-func TestSystemstackGcore(t *testing.T) {
+// stackSwitches are the cases of TestStackSwitchGcore: cgoprog's mode,
+// the runtime function, run on the g0 stack while the goroutine runs,
+// where gdb stops it, and the goroutine's physical frames that must follow
+// (the first reached by the stack switch).
+var stackSwitches = []struct {
+	mode, stop string
+	want       func(names []string) bool
+	wantDoc    string
+}{
+	{"systemstack", "runtime.readmemstats_m", func(n []string) bool {
+		return slices.Equal(n, []string{"runtime.systemstack_switch", "runtime.ReadMemStats", "main.memstats", "main.main", "runtime.main", "runtime.goexit"})
+	}, "systemstack_switch, ReadMemStats, main.memstats, main.main, runtime.main, goexit"},
+	{"mcall", "runtime.gosched_m", func(n []string) bool {
+		// runtime.Gosched is inlined in main.yield.
+		return slices.Equal(n, []string{"main.yield", "main.main", "runtime.main", "runtime.goexit"})
+	}, "main.yield (runtime.Gosched inlined), main.main, runtime.main, goexit"},
+	{"morestack", "runtime.newstack", func(n []string) bool {
+		// A goroutine of grow in deep, at a prologue: deep's
+		// frames, the go statement's function, goexit.
+		k := len(n)
+		if k < 3 || n[k-1] != "runtime.goexit" || n[k-2] != "main.grow.func1" {
+			return false
+		}
+		for _, f := range n[:k-2] {
+			if f != "main.deep" {
+				return false
+			}
+		}
+		return true
+	}, "main.deep (at its prologue) and its callers main.deep, main.grow.func1, goexit"},
+}
+
+// TestStackSwitchGcore: a goroutine running on a thread that is on its
+// g0 stack, after systemstack, mcall or morestack, on a real core.
+// cgoprog loops through the switch (ReadMemStats, Gosched, stack growth);
+// gdb stops it at the entry of the function the switch runs on g0
+// (readmemstats_m, gosched_m, newstack), while the goroutine is running,
+// and writes the core with gcore. The goroutine's frames must come from
+// its thread's walk on g0 and go on from its g.sched: the frames the
+// source says (stackSwitches), the first one reached by a stack switch,
+// every SP on the goroutine's stack; and Delve on the unstripped twin (a
+// second opinion; skipped where Delve cannot be built) shows the same
+// frames (function, PC, file:line) after the g0 ones. A heavy test
+// (GOSYM_HEAVY=1): gcore writes every mapping.
+func TestStackSwitchGcore(t *testing.T) {
 	objtest.SkipUnlessHeavy(t)
 	gdb, err := exec.LookPath("gdb")
 	if err != nil {
@@ -643,12 +674,104 @@ func TestSystemstackGcore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tab.Close()
-	stop, err := tab.LookupFunction("runtime.readmemstats_m")
-	if err != nil {
-		t.Skipf("no runtime.readmemstats_m: %v", err)
+	for _, tc := range stackSwitches {
+		t.Run(tc.mode, func(t *testing.T) {
+			stop, err := tab.LookupFunction(tc.stop)
+			if err != nil {
+				t.Skipf("no %s: %v", tc.stop, err)
+			}
+			corePath := gdbCore(t, gdb, exe, tc.mode, stop.Entry())
+			f, err := os.Open(corePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			core, err := elfcore.NewFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := goroutines.New(tab, core, core.Threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stopped []elfcore.Thread
+			for _, th := range core.Threads {
+				if th.PC == stop.Entry() {
+					stopped = append(stopped, th)
+				}
+			}
+			if len(stopped) != 1 {
+				t.Fatalf("%d threads at %s's entry, want 1", len(stopped), tc.stop)
+			}
+			var ours []dlvFrame
+			var id uint64
+			for g, err := range p.All() {
+				if err != nil {
+					t.Errorf("a damaged entry in a sound core: %v", err)
+					continue
+				}
+				if g.Thread != stopped[0].PID {
+					continue
+				}
+				id = g.ID
+				if g.Status != goroutines.Running {
+					t.Fatalf("goroutine %d [%s] on the stopped thread: want running", g.ID, g.StatusString)
+				}
+				var names []string
+				i := 0
+				for fr, err := range p.Frames(g) {
+					if err != nil {
+						t.Fatalf("goroutine %d: %v (frames so far %v)", g.ID, err, names)
+					}
+					names = append(names, fr.Func.Name())
+					if i == 0 && fr.Reached != gosym.ReachedStackSwitch || i > 0 && fr.Reached != gosym.ReachedCall {
+						t.Errorf("frame %d (%s) reached by %v", i, fr.Func.Name(), fr.Reached)
+					}
+					if fr.SP < g.StackLo || fr.SP >= g.StackHi {
+						t.Errorf("frame %d (%s): sp %#x off the goroutine's stack [%#x, %#x)", i, fr.Func.Name(), fr.SP, g.StackLo, g.StackHi)
+					}
+					i++
+				}
+				if !tc.want(names) {
+					t.Errorf("goroutine %d: frames %v, want %s", g.ID, names, tc.wantDoc)
+				}
+				if ours, err = oursInlined(p, g); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("goroutine %d [running] on thread %d at %s's entry:\n%s", g.ID, g.Thread, tc.stop, formatDlv(ours))
+			}
+			if id == 0 {
+				t.Fatalf("no goroutine on thread %d, stopped at %s", stopped[0].PID, tc.stop)
+			}
+			t.Run("delve", func(t *testing.T) {
+				dlv := dlvPath(t)
+				var d *dlvGoroutine
+				for _, g := range parseDelve(runDelve(t, dlv, twin, corePath)) {
+					if g.ID == id {
+						d = &g
+					}
+				}
+				if d == nil {
+					t.Fatalf("Delve did not list goroutine %d", id)
+				}
+				// Delve shows the g0 frames above the switch too.
+				i := slices.IndexFunc(d.Frames, func(f dlvFrame) bool { return f.PC == ours[0].PC && f.Func == ours[0].Func })
+				if i < 0 || !slices.Equal(d.Frames[i:], ours) {
+					t.Errorf("Delve's goroutine %d:\n%s\nours:\n%s", id, formatDlv(d.Frames), formatDlv(ours))
+				} else {
+					t.Logf("Delve's frames of goroutine %d after its %d on g0 are ours, %d of them (function, PC, file:line)", id, i, len(ours))
+				}
+			})
+		})
 	}
-	cmd := exec.Command(exe, "systemstack")
-	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+}
+
+// gdbCore runs cgoprog exe in mode until it is ready, stops it with gdb
+// at the breakpoint stop, and returns the core gdb's gcore wrote there.
+func gdbCore(t *testing.T, gdb, exe, mode string, stop uint64) string {
+	t.Helper()
+	cmd := exec.Command(exe, mode)
+	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOGC=off")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -661,10 +784,10 @@ func TestSystemstackGcore(t *testing.T) {
 	if _, err := io.ReadFull(stdout, line); err != nil || string(line) != "ready\n" {
 		t.Fatalf("the program did not get ready: %v", err)
 	}
-	corePath := filepath.Join(dir, "core")
+	corePath := filepath.Join(t.TempDir(), "core")
 	g := exec.Command(gdb, "-batch", "-nx", "-p", strconv.Itoa(cmd.Process.Pid),
 		"-ex", "handle all nostop noprint pass",
-		"-ex", fmt.Sprintf("break *%#x", stop.Entry()),
+		"-ex", fmt.Sprintf("break *%#x", stop),
 		"-ex", "continue",
 		"-ex", "gcore "+corePath)
 	timer := time.AfterFunc(2*time.Minute, func() { g.Process.Kill() })
@@ -673,80 +796,7 @@ func TestSystemstackGcore(t *testing.T) {
 	if _, serr := os.Stat(corePath); err != nil || serr != nil {
 		t.Fatalf("gdb: %v %v\n%s", err, serr, out)
 	}
-	f, err := os.Open(corePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	core, err := elfcore.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goroutines.New(tab, core, core.Threads)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"runtime.systemstack_switch", "runtime.ReadMemStats", "main.memstats", "main.main", "runtime.main", "runtime.goexit"}
-	var ours []dlvFrame
-	found := false
-	for g, err := range p.All() {
-		if err != nil {
-			t.Errorf("a damaged entry in a sound core: %v", err)
-			continue
-		}
-		if g.ID != 1 {
-			continue
-		}
-		found = true
-		th, ok := threadOf(core, g.Thread)
-		if g.Status != goroutines.Running || !ok || th.PC != stop.Entry() {
-			t.Fatalf("goroutine 1 [%s] on thread %d (in the core: %v, at %#x): want running on the thread gdb stopped at %#x", g.StatusString, g.Thread, ok, th.PC, stop.Entry())
-		}
-		var names []string
-		i := 0
-		for fr, err := range p.Frames(g) {
-			if err != nil {
-				t.Fatalf("goroutine 1: %v (frames so far %v)", err, names)
-			}
-			names = append(names, fr.Func.Name())
-			if i == 0 && fr.Reached != gosym.ReachedStackSwitch || i > 0 && fr.Reached != gosym.ReachedCall {
-				t.Errorf("frame %d (%s) reached by %v", i, fr.Func.Name(), fr.Reached)
-			}
-			if fr.SP < g.StackLo || fr.SP >= g.StackHi {
-				t.Errorf("frame %d (%s): sp %#x off the goroutine's stack [%#x, %#x)", i, fr.Func.Name(), fr.SP, g.StackLo, g.StackHi)
-			}
-			i++
-		}
-		if !slices.Equal(names, want) {
-			t.Errorf("goroutine 1: frames %v, want %v", names, want)
-		}
-		if ours, err = oursInlined(p, g); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("goroutine 1 [running] on thread %d at %#x (runtime.readmemstats_m):\n%s", g.Thread, th.PC, formatDlv(ours))
-	}
-	if !found {
-		t.Fatal("goroutine 1 not listed")
-	}
-	t.Run("delve", func(t *testing.T) {
-		dlv := dlvPath(t)
-		var d *dlvGoroutine
-		for _, g := range parseDelve(runDelve(t, dlv, twin, corePath)) {
-			if g.ID == 1 {
-				d = &g
-			}
-		}
-		if d == nil {
-			t.Fatal("Delve did not list goroutine 1")
-		}
-		// Delve shows the g0 frames above the switch too.
-		i := slices.IndexFunc(d.Frames, func(f dlvFrame) bool { return f.Func == "runtime.systemstack_switch" })
-		if i < 0 || !slices.Equal(d.Frames[i:], ours) {
-			t.Errorf("Delve's goroutine 1:\n%s\nours:\n%s", formatDlv(d.Frames), formatDlv(ours))
-		} else {
-			t.Logf("Delve's frames of goroutine 1 after its %d on g0 are ours, %d of them (function, PC, file:line)", i, len(ours))
-		}
-	})
+	return corePath
 }
 
 // threadOf returns the core's thread tid.

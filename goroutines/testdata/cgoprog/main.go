@@ -18,10 +18,10 @@
 // With the argument "quit" it sends itself SIGQUIT instead: every thread
 // then prints the goroutine it runs. With "ready" it prints "ready" on its
 // standard output and waits (main parked in a select with no cases), to
-// be dumped by gdb's gcore and then killed by SIGQUIT. With "systemstack"
-// it starts nothing and calls runtime.ReadMemStats in a loop (memstats),
-// for a debugger to stop it in runtime.readmemstats_m, on the g0 stack of
-// the running main goroutine.
+// be dumped by gdb's gcore and then killed by SIGQUIT. With "systemstack",
+// "mcall" or "morestack" it starts nothing else and loops (memstats,
+// yield, grow) through that stack switch, for a debugger to stop a
+// running goroutine's thread on its g0 stack there.
 package main
 
 /*
@@ -124,10 +124,48 @@ func memstats() {
 	}
 }
 
+// yield calls runtime.Gosched for ever: each call switches to the
+// thread's g0 stack with mcall (runtime.gosched_m) while the goroutine is
+// running.
+//
+//go:noinline
+func yield() {
+	for {
+		runtime.Gosched()
+	}
+}
+
+// grow starts goroutines that recurse deep enough to grow their stacks,
+// one after the other, for ever: each growth switches to the thread's g0
+// stack through runtime.morestack (runtime.newstack) while the goroutine
+// is running.
+//
+//go:noinline
+func grow() {
+	for {
+		done := make(chan int)
+		go func() { done <- deep(64) }()
+		<-done
+	}
+}
+
+//go:noinline
+func deep(n int) int {
+	var pad [256]byte
+	pad[n%256] = byte(n)
+	if n == 0 {
+		return int(pad[0])
+	}
+	return deep(n-1) + int(pad[n%256])
+}
+
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "systemstack" {
-		os.Stdout.WriteString("ready\n")
-		memstats()
+	if len(os.Args) > 1 {
+		loop := map[string]func(){"systemstack": memstats, "mcall": yield, "morestack": grow}[os.Args[1]]
+		if loop != nil {
+			os.Stdout.WriteString("ready\n")
+			loop()
+		}
 	}
 	runtime.GOMAXPROCS(4)
 	go inC()
