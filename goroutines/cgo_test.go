@@ -798,13 +798,3 @@ func gdbCore(t *testing.T, gdb, exe, mode string, stop uint64) string {
 	}
 	return corePath
 }
-
-// threadOf returns the core's thread tid.
-func threadOf(core *elfcore.File, tid int) (elfcore.Thread, bool) {
-	for _, th := range core.Threads {
-		if th.PID == tid {
-			return th, true
-		}
-	}
-	return elfcore.Thread{}, false
-}
