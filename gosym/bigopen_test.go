@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,4 +188,79 @@ func TestOpenLookups(t *testing.T) {
 	if !slices.Equal(c.names, want) {
 		t.Errorf("NewTable looks up %q, want %q", c.names, want)
 	}
+}
+
+// TestGofuncSamplesNear checks that the moduledata check of Open
+// (checkGofunc) reads few pages: its samples are functions among the
+// first of the functab, whose inline trees lie within 64 KB (the
+// kernel's fault-around window), in the test program and the go
+// command. It still refuses every funcdata base a moduledata layout with
+// a word added or removed near gofunc gives: the words around it.
+func TestGofuncSamplesNear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	tabs := map[string]*Table{"test program": mustTable(t, objtest.Binary(t, objtest.LinuxStripped))}
+	goCmd, err := Open(benchBinary(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goCmd.Close()
+	tabs["go"] = goCmd
+	for name, tab := range tabs {
+		var buf [4 * validateSample]gofuncSample
+		s := tab.gofuncSamples(&buf)
+		if len(s) != quickSample {
+			t.Errorf("%s: %d samples, want %d", name, len(s), quickSample)
+			continue
+		}
+		for _, c := range s {
+			if c.i >= gofuncWindow*quickSample {
+				t.Errorf("%s: sample function %d, want one of the first %d", name, c.i, gofuncWindow*quickSample)
+			}
+		}
+		if span := s[len(s)-1].addr - s[0].addr; span > 64<<10 {
+			t.Errorf("%s: sampled trees span %d bytes, want at most 64 KB", name, span)
+		}
+		if err := tab.checkGofunc(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		md := moduledataWords(t, tab)
+		gofunc, at := tab.gofunc, moduledataLayoutFor(tab.layout.minor).gofunc
+		if md[at] != gofunc {
+			t.Fatalf("%s: moduledata word %d is %#x, not gofunc %#x", name, at, md[at], gofunc)
+		}
+		for w := at - 3; w <= at+3; w++ {
+			if md[w] == gofunc {
+				continue
+			}
+			tab.gofunc = md[w]
+			if err := tab.checkGofunc(); !errors.Is(err, ErrCorrupted) || !strings.Contains(err.Error(), "does not locate the inline trees of") {
+				t.Errorf("%s: gofunc from moduledata word %d (%#x): %v; want ErrCorrupted", name, w, md[w], err)
+			}
+		}
+		tab.gofunc = gofunc
+	}
+}
+
+// moduledataWords returns the words of the .go.module section (Go 1.26+)
+// of tab's object.
+func moduledataWords(t *testing.T, tab *Table) []uint64 {
+	secs, err := tab.obj.Sections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(secs, func(s object.SectionHeader) bool { return s.Name == ".go.module" })
+	if i < 0 {
+		t.Skip("no .go.module section")
+	}
+	b, err := tab.obj.SectionData(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w []uint64
+	for ; len(b) >= 8; b = b[8:] {
+		w = append(w, tab.hdr.rd.ptr(b))
+	}
+	return w
 }
