@@ -214,7 +214,10 @@ func TestGofuncSamplesNear(t *testing.T) {
 			t.Errorf("%s: %d samples, want %d", name, len(s), quickSample)
 			continue
 		}
-		for _, c := range s {
+		for j, c := range s {
+			if j > 0 && c.addr == s[j-1].addr {
+				t.Errorf("%s: functions %d and %d share their sampled tree", name, s[j-1].i, c.i)
+			}
 			if c.i >= gofuncWindow*quickSample {
 				t.Errorf("%s: sample function %d, want one of the first %d", name, c.i, gofuncWindow*quickSample)
 			}

@@ -136,8 +136,8 @@ func (t *Table) validate() error {
 // are near each other and near what Open reads anyway: the functions of
 // the first gofuncWindow×k functab entries (whose entries and records
 // follow the first ones, which Open reads), at most 4×k of them with a
-// tree, of which the k whose trees lie closest together. A wrong base
-// moves every tree by the same distance, so that choice favours none.
+// tree, of which the k distinct trees that lie closest together. A wrong
+// base moves every tree by the same distance, so that choice favours none.
 func (t *Table) checkGofunc() error {
 	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
 		return nil
@@ -197,6 +197,9 @@ func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSam
 		}
 	}
 	slices.SortFunc(cand, func(a, b gofuncSample) int { return cmp.Compare(a.addr, b.addr) })
+	// Functions may share a tree (the linker stores equal ones once):
+	// each tree counts once.
+	cand = slices.CompactFunc(cand, func(a, b gofuncSample) bool { return a.addr == b.addr })
 	if len(cand) <= k {
 		return cand
 	}
