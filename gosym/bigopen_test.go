@@ -267,3 +267,59 @@ func moduledataWords(t *testing.T, tab *Table) []uint64 {
 	}
 	return w
 }
+
+// TestGofuncSamplesSpread checks the gofunc check of a table with few
+// inline trees among its first functions: the test program with the
+// inline tree index of its first functions' records zeroed (as for
+// functions nothing was inlined into) is sampled at functions spread over
+// the table, and still refuses the funcdata bases of the moduledata words
+// around gofunc.
+func TestGofuncSamplesSpread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	bin := objtest.Binary(t, objtest.LinuxStripped)
+	orig := mustTable(t, bin)
+	l := orig.layout
+	window := uint64(gofuncWindow * quickSample)
+	if orig.hdr.nfunc <= window || l.inlKind == inlNone {
+		t.Skipf("%d functions, inline kind %v", orig.hdr.nfunc, l.inlKind)
+	}
+	off, _, bo := elfPclntab(t, bin)
+	funcs := off + uint64(len(orig.data)-len(orig.hdr.funcs))
+	b := slices.Clone(bin)
+	for i := range window {
+		roff, ok := orig.funcOffAt(i)
+		rec := orig.hdr.funcs[roff:]
+		if !ok || uint64(l.pcdataInlIndex) >= uint64(bo.Uint32(rec[l.npcdata:])) {
+			continue
+		}
+		bo.PutUint32(b[funcs+roff+uint64(l.fixedSize+4*l.pcdataInlIndex):], 0)
+	}
+	tab := mustTable(t, b)
+	var buf [4 * validateSample]gofuncSample
+	s := tab.gofuncSamples(&buf)
+	if len(s) < 3 {
+		t.Fatalf("%d samples, want at least 3", len(s))
+	}
+	n := tab.hdr.nfunc
+	for _, c := range s {
+		if c.i < window || !slices.ContainsFunc([]uint64{0, 1, 2, 3, 4, 5, 6, 7}, func(j uint64) bool { return c.i == j*(n-1)/(quickSample-1) }) {
+			t.Errorf("sample function %d, want one of %d spread over the %d", c.i, quickSample, n)
+		}
+	}
+	if err := tab.checkGofunc(); err != nil {
+		t.Fatal(err)
+	}
+	md := moduledataWords(t, tab)
+	gofunc, at := tab.gofunc, moduledataLayoutFor(tab.layout.minor).gofunc
+	for w := at - 3; w <= at+3; w++ {
+		if md[w] == gofunc {
+			continue
+		}
+		tab.gofunc = md[w]
+		if err := tab.checkGofunc(); !errors.Is(err, ErrCorrupted) {
+			t.Errorf("gofunc from moduledata word %d (%#x): %v; want ErrCorrupted", w, md[w], err)
+		}
+	}
+}

@@ -138,6 +138,8 @@ func (t *Table) validate() error {
 // follow the first ones, which Open reads), at most 4×k of them with a
 // tree, of which the k distinct trees that lie closest together. A wrong
 // base moves every tree by the same distance, so that choice favours none.
+// Where fewer than 3 of the first functions have a tree, k functions
+// spread over the table are sampled instead.
 func (t *Table) checkGofunc() error {
 	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
 		return nil
@@ -186,14 +188,27 @@ type gofuncSample struct{ addr, i uint64 }
 // gofuncSamples returns the functions checkGofunc checks, in buf.
 func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSample {
 	k := int(t.sampleSize())
+	n := t.hdr.nfunc
 	cand := buf[:0]
-	for i := uint64(0); i < min(t.hdr.nfunc, uint64(gofuncWindow*k)) && len(cand) < 4*k; i++ {
+	add := func(i uint64) {
 		f, ok := t.recordAt(i)
 		if !ok || f.pcdata(t.layout.pcdataInlIndex) == 0 {
-			continue
+			return
 		}
 		if addr, ok := f.funcdata(t.layout.funcdataInlTree); ok {
 			cand = append(cand, gofuncSample{addr, i})
+		}
+	}
+	for i := uint64(0); i < min(n, uint64(gofuncWindow*k)) && len(cand) < 4*k; i++ {
+		add(i)
+	}
+	if len(cand) < 3 && n > uint64(gofuncWindow*k) {
+		// Too few trees among the first functions to decide (a table
+		// with little inlining): k functions spread over the table, at a
+		// page fault or two each.
+		cand = buf[:0]
+		for j := uint64(0); j < uint64(k); j++ {
+			add(j * (n - 1) / uint64(max(k-1, 1)))
 		}
 	}
 	slices.SortFunc(cand, func(a, b gofuncSample) int { return cmp.Compare(a.addr, b.addr) })
