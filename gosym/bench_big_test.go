@@ -95,11 +95,15 @@ func stdlibOpen(b testing.TB, path string) *stdgosym.Table {
 
 // BenchmarkBigOpen opens each big binary and closes it; the stdlib side
 // is stdlibOpen (debug/elf's Open, the symbols, NewTable). Open's work
-// must not depend on the binary: the same allocations for every one.
+// must not depend on the binary: the same allocations for every one. It
+// reports the page faults of an Open too (faults/op, Linux): each page of
+// the fresh mapping that Open reads costs one, the most of its time on a
+// virtual machine.
 func BenchmarkBigOpen(b *testing.B) {
 	for _, path := range bigBenchBinaries(b) {
 		b.Run("bin="+bigName(path)+"/impl=gosym", func(b *testing.B) {
 			c := startCPU(b)
+			f0, ok0 := threadFaults()
 			for b.Loop() {
 				tab, err := Open(path)
 				if err != nil {
@@ -107,7 +111,11 @@ func BenchmarkBigOpen(b *testing.B) {
 				}
 				tab.Close()
 			}
+			f1, ok1 := threadFaults()
 			c.stop()
+			if ok0 && ok1 {
+				b.ReportMetric(float64(f1-f0)/float64(b.N), "faults/op")
+			}
 		})
 		b.Run("bin="+bigName(path)+"/impl=stdlib", func(b *testing.B) {
 			if stdlibOpen(b, path) == nil {
@@ -171,50 +179,69 @@ func loadBigSet(b *testing.B, path string) *bigSet {
 	return s
 }
 
-// BenchmarkBigResolveLocations cycles through a big binary's cold set:
+// bigHotPCs is how many PCs of the cold set the hot set holds: as in
+// BenchmarkResolveLocations's warm set, few enough that their functions'
+// data stay in the caches.
+const bigHotPCs = 4096
+
+// BenchmarkBigResolveLocations cycles through a big binary's cold set
+// (set=cold) and through the first bigHotPCs PCs of it (set=hot):
 // ResolveLocations against debug/gosym's PCToLine on the same PCs. As in
 // BenchmarkResolveLocations, two passes over the set run before the
 // timing (the steady state of a profiler that keeps its Table).
 func BenchmarkBigResolveLocations(b *testing.B) {
 	for _, path := range bigBenchBinaries(b) {
-		b.Run("bin="+bigName(path)+"/impl=gosym", func(b *testing.B) {
-			s := loadBigSet(b, path)
-			locs := make([]Location, 0, 32)
-			for range 2 {
-				for _, pc := range s.cold {
-					locs, _ = s.tab.ResolveLocations(pc, locs)
+		for _, set := range []string{"cold", "hot"} {
+			pcs := func(s *bigSet) []uint64 {
+				if set == "hot" {
+					return s.cold[:bigHotPCs]
 				}
+				return s.cold
 			}
-			c := startCPU(b)
-			i := 0
-			for b.Loop() {
-				var err error
-				if locs, err = s.tab.ResolveLocations(s.cold[i], locs); err != nil {
-					b.Fatal(err)
+			b.Run("bin="+bigName(path)+"/set="+set+"/impl=gosym", func(b *testing.B) {
+				s := loadBigSet(b, path)
+				pcs := pcs(s)
+				locs := make([]Location, 0, 32)
+				for range 2 {
+					for _, pc := range pcs {
+						locs, _ = s.tab.ResolveLocations(pc, locs)
+					}
 				}
-				if i++; i == len(s.cold) {
-					i = 0
+				c := startCPU(b)
+				i := 0
+				for b.Loop() {
+					var err error
+					if locs, err = s.tab.ResolveLocations(pcs[i], locs); err != nil {
+						b.Fatal(err)
+					}
+					if i++; i == len(pcs) {
+						i = 0
+					}
 				}
-			}
-			c.stop()
-			b.ReportMetric(float64(s.nfunc), "funcs")
-		})
-		b.Run("bin="+bigName(path)+"/impl=stdlib", func(b *testing.B) {
-			s := loadBigSet(b, path)
-			if s.std == nil {
-				b.Skip("debug/gosym: no .gopclntab section and no runtime.pclntab symbol")
-			}
-			c := startCPU(b)
-			i := 0
-			for b.Loop() {
-				if _, _, fn := s.std.PCToLine(s.cold[i]); fn == nil {
-					b.Fatal("no func")
+				c.stop()
+				b.ReportMetric(float64(s.nfunc), "funcs")
+			})
+			b.Run("bin="+bigName(path)+"/set="+set+"/impl=stdlib", func(b *testing.B) {
+				s := loadBigSet(b, path)
+				if s.std == nil {
+					b.Skip("debug/gosym: no .gopclntab section and no runtime.pclntab symbol")
 				}
-				if i++; i == len(s.cold) {
-					i = 0
+				pcs := pcs(s)
+				for _, pc := range pcs {
+					s.std.PCToLine(pc)
 				}
-			}
-			c.stop()
-		})
+				c := startCPU(b)
+				i := 0
+				for b.Loop() {
+					if _, _, fn := s.std.PCToLine(pcs[i]); fn == nil {
+						b.Fatal("no func")
+					}
+					if i++; i == len(pcs) {
+						i = 0
+					}
+				}
+				c.stop()
+			})
+		}
 	}
 }

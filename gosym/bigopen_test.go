@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,5 +187,139 @@ func TestOpenLookups(t *testing.T) {
 	want := []string{"runtime.pclntab", "pclntab", "runtime.firstmoduledata"}
 	if !slices.Equal(c.names, want) {
 		t.Errorf("NewTable looks up %q, want %q", c.names, want)
+	}
+}
+
+// TestGofuncSamplesNear checks that the moduledata check of Open
+// (checkGofunc) reads few pages: its samples are functions among the
+// first of the functab, whose inline trees lie within 64 KB (the
+// kernel's fault-around window), in the test program and the go
+// command. It still refuses every funcdata base a moduledata layout with
+// a word added or removed near gofunc gives: the words around it.
+func TestGofuncSamplesNear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	tabs := map[string]*Table{"test program": mustTable(t, objtest.Binary(t, objtest.LinuxStripped))}
+	goCmd, err := Open(benchBinary(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goCmd.Close()
+	tabs["go"] = goCmd
+	for name, tab := range tabs {
+		var buf [4 * validateSample]gofuncSample
+		s := tab.gofuncSamples(&buf)
+		if len(s) != quickSample {
+			t.Errorf("%s: %d samples, want %d", name, len(s), quickSample)
+			continue
+		}
+		for j, c := range s {
+			if j > 0 && c.addr == s[j-1].addr {
+				t.Errorf("%s: functions %d and %d share their sampled tree", name, s[j-1].i, c.i)
+			}
+			if c.i >= gofuncWindow*quickSample {
+				t.Errorf("%s: sample function %d, want one of the first %d", name, c.i, gofuncWindow*quickSample)
+			}
+		}
+		if span := s[len(s)-1].addr - s[0].addr; span > 64<<10 {
+			t.Errorf("%s: sampled trees span %d bytes, want at most 64 KB", name, span)
+		}
+		if err := tab.checkGofunc(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		md := moduledataWords(t, tab)
+		gofunc, at := tab.gofunc, moduledataLayoutFor(tab.layout.minor).gofunc
+		if md[at] != gofunc {
+			t.Fatalf("%s: moduledata word %d is %#x, not gofunc %#x", name, at, md[at], gofunc)
+		}
+		for w := at - 3; w <= at+3; w++ {
+			if md[w] == gofunc {
+				continue
+			}
+			tab.gofunc = md[w]
+			if err := tab.checkGofunc(); !errors.Is(err, ErrCorrupted) || !strings.Contains(err.Error(), "does not locate the inline trees of") {
+				t.Errorf("%s: gofunc from moduledata word %d (%#x): %v; want ErrCorrupted", name, w, md[w], err)
+			}
+		}
+		tab.gofunc = gofunc
+	}
+}
+
+// moduledataWords returns the words of the .go.module section (Go 1.26+)
+// of tab's object.
+func moduledataWords(t *testing.T, tab *Table) []uint64 {
+	secs, err := tab.obj.Sections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(secs, func(s object.SectionHeader) bool { return s.Name == ".go.module" })
+	if i < 0 {
+		t.Skip("no .go.module section")
+	}
+	b, err := tab.obj.SectionData(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w []uint64
+	for ; len(b) >= 8; b = b[8:] {
+		w = append(w, tab.hdr.rd.ptr(b))
+	}
+	return w
+}
+
+// TestGofuncSamplesSpread checks the gofunc check of a table with few
+// inline trees among its first functions: the test program with the
+// inline tree index of its first functions' records zeroed (as for
+// functions nothing was inlined into) is sampled at functions spread over
+// the table, and still refuses the funcdata bases of the moduledata words
+// around gofunc.
+func TestGofuncSamplesSpread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	bin := objtest.Binary(t, objtest.LinuxStripped)
+	orig := mustTable(t, bin)
+	l := orig.layout
+	window := uint64(gofuncWindow * quickSample)
+	if orig.hdr.nfunc <= window || l.inlKind == inlNone {
+		t.Skipf("%d functions, inline kind %v", orig.hdr.nfunc, l.inlKind)
+	}
+	off, _, bo := elfPclntab(t, bin)
+	funcs := off + uint64(len(orig.data)-len(orig.hdr.funcs))
+	b := slices.Clone(bin)
+	for i := range window {
+		roff, ok := orig.funcOffAt(i)
+		rec := orig.hdr.funcs[roff:]
+		if !ok || uint64(l.pcdataInlIndex) >= uint64(bo.Uint32(rec[l.npcdata:])) {
+			continue
+		}
+		bo.PutUint32(b[funcs+roff+uint64(l.fixedSize+4*l.pcdataInlIndex):], 0)
+	}
+	tab := mustTable(t, b)
+	var buf [4 * validateSample]gofuncSample
+	s := tab.gofuncSamples(&buf)
+	if len(s) < 3 {
+		t.Fatalf("%d samples, want at least 3", len(s))
+	}
+	n := tab.hdr.nfunc
+	for _, c := range s {
+		if c.i < window || !slices.ContainsFunc([]uint64{0, 1, 2, 3, 4, 5, 6, 7}, func(j uint64) bool { return c.i == j*(n-1)/(quickSample-1) }) {
+			t.Errorf("sample function %d, want one of %d spread over the %d", c.i, quickSample, n)
+		}
+	}
+	if err := tab.checkGofunc(); err != nil {
+		t.Fatal(err)
+	}
+	md := moduledataWords(t, tab)
+	gofunc, at := tab.gofunc, moduledataLayoutFor(tab.layout.minor).gofunc
+	for w := at - 3; w <= at+3; w++ {
+		if md[w] == gofunc {
+			continue
+		}
+		tab.gofunc = md[w]
+		if err := tab.checkGofunc(); !errors.Is(err, ErrCorrupted) {
+			t.Errorf("gofunc from moduledata word %d (%#x): %v; want ErrCorrupted", w, md[w], err)
+		}
 	}
 }

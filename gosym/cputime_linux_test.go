@@ -17,3 +17,15 @@ func threadCPUTime() (int64, bool) {
 	}
 	return ts.Nano(), true
 }
+
+// threadFaults returns the number of minor page faults of the calling
+// thread (getrusage RUSAGE_THREAD): the first read of each page of a
+// freshly mapped file is one.
+func threadFaults() (int64, bool) {
+	const rusageThread = 1
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0, false
+	}
+	return ru.Minflt, true
+}

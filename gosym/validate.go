@@ -1,6 +1,10 @@
 package gosym
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // A table that is not exactly what a Go linker writes is read only after
 // it has been checked against its own structure (TESTING.md, "Day zero and
@@ -24,8 +28,8 @@ import "fmt"
 // validateSample is the number of functab entries, spread over the table,
 // checked at open by validate for a repaired table or one of an unknown
 // release, and whose funcID is read for every table; quickSample the
-// number whose inline tree is checked for every other 1.18+ table (each
-// costs a page or two of the file, so few).
+// number whose inline tree is checked for every other 1.18+ table (among
+// the first functions: see checkGofunc).
 const (
 	validateSample = 64
 	quickSample    = 8
@@ -119,37 +123,31 @@ func (t *Table) validate() error {
 
 // checkGofunc checks the funcdata base of a 1.18+ table, taken from the
 // word of the moduledata where the release's layout puts gofunc: the
-// first inline record of the sampled functions that have an inline tree
-// must be one (its padding zero, its name offset inside the name table,
-// its call site inside the function). A moduledata with a field added or removed
-// before gofunc, by a release the reader does not know, moves the base
-// and fails this for nearly every tree; a damaged tree fails it alone,
-// and its function's lookups say so. So the table is refused only when
-// at least 4 sampled trees were read and fewer than half pass.
+// first inline record of sampled functions that have an inline tree must
+// be one (its padding zero, its name offset inside the name table, its
+// call site inside the function). A moduledata with a field added or
+// removed before gofunc, by a release the reader does not know, moves the
+// base and fails this for nearly every tree; a damaged tree fails it
+// alone, and its function's lookups say so. So the table is refused only
+// when at least 3 sampled trees were read and fewer than half pass.
+//
+// Each page read here is a page fault of Open's, the most of its cost on
+// a freshly mapped file (BENCHMARKS.md, "Big binaries"), so the samples
+// are near each other and near what Open reads anyway: the functions of
+// the first gofuncWindow×k functab entries (whose entries and records
+// follow the first ones, which Open reads), at most 4×k of them with a
+// tree, of which the k distinct trees that lie closest together. A wrong
+// base moves every tree by the same distance, so that choice favours none.
+// Where fewer than 3 of the first functions have a tree, k functions
+// spread over the table are sampled instead.
 func (t *Table) checkGofunc() error {
 	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
 		return nil
 	}
-	n := t.hdr.nfunc
-	k := t.sampleSize()
+	var buf [4 * validateSample]gofuncSample
 	read, good := 0, 0
-	for j := uint64(0); j < k; j++ {
-		// The record's own checks (its name among them) are left to its
-		// first lookup: each page read here is a page fault of Open's.
-		i := j * (n - 1) / max(k-1, 1)
-		off, ok := t.funcOffAt(i)
-		funcs := t.hdr.funcs
-		if !ok || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(t.layout.fixedSize) {
-			continue
-		}
-		rec := funcs[off:]
-		if size := uint64(t.layout.fixedSize) + 4*uint64(t.hdr.rd.u32(rec[t.layout.npcdata:])) + 4*uint64(t.nfuncdata(rec)); size > uint64(len(rec)) {
-			continue
-		}
-		f := Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}
-		if t.entryAt(i+1) < f.entry {
-			continue
-		}
+	for _, c := range t.gofuncSamples(&buf) {
+		f, _ := t.recordAt(c.i)
 		tree, ok, err := f.inlineTree()
 		if !ok && err == nil {
 			continue
@@ -181,6 +179,79 @@ func (t *Table) checkGofunc() error {
 			t.gofunc, moduledataLayoutFor(t.layout.minor).gofunc, t.layout.minor, read-good, read)
 	}
 	return nil
+}
+
+// A gofuncSample is a function checkGofunc checks: its functab index and
+// the address of its inline tree.
+type gofuncSample struct{ addr, i uint64 }
+
+// gofuncSamples returns the functions checkGofunc checks, in buf.
+func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSample {
+	k := int(t.sampleSize())
+	n := t.hdr.nfunc
+	cand := buf[:0]
+	add := func(i uint64) {
+		f, ok := t.recordAt(i)
+		if !ok || f.pcdata(t.layout.pcdataInlIndex) == 0 {
+			return
+		}
+		if addr, ok := f.funcdata(t.layout.funcdataInlTree); ok {
+			cand = append(cand, gofuncSample{addr, i})
+		}
+	}
+	for i := uint64(0); i < min(n, uint64(gofuncWindow*k)) && len(cand) < 4*k; i++ {
+		add(i)
+	}
+	if len(cand) < 3 && n > uint64(gofuncWindow*k) {
+		// Too few trees among the first functions to decide (a table
+		// with little inlining): k functions spread over the table, at a
+		// page fault or two each.
+		cand = buf[:0]
+		for j := uint64(0); j < uint64(k); j++ {
+			add(j * (n - 1) / uint64(max(k-1, 1)))
+		}
+	}
+	slices.SortFunc(cand, func(a, b gofuncSample) int { return cmp.Compare(a.addr, b.addr) })
+	// Functions may share a tree (the linker stores equal ones once):
+	// each tree counts once.
+	cand = slices.CompactFunc(cand, func(a, b gofuncSample) bool { return a.addr == b.addr })
+	if len(cand) <= k {
+		return cand
+	}
+	// The k consecutive trees of least span.
+	best := 0
+	for j := 1; j+k <= len(cand); j++ {
+		if cand[j+k-1].addr-cand[j].addr < cand[best+k-1].addr-cand[best].addr {
+			best = j
+		}
+	}
+	return cand[best : best+k]
+}
+
+// gofuncWindow is the number of functab entries per sample among whose
+// functions checkGofunc chooses its samples: Go 1.19–1.26 binaries have
+// 8 trees in their first 30–100 functions.
+const gofuncWindow = 32
+
+// recordAt returns the function of functab entry i for checkGofunc: false
+// if its record is not inside the table or its entry is after the next
+// one's. The record's own checks (its name among them) are left to its
+// first lookup: each page read at Open is a page fault.
+func (t *Table) recordAt(i uint64) (Function, bool) {
+	off, ok := t.funcOffAt(i)
+	funcs := t.hdr.funcs
+	if !ok || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(t.layout.fixedSize) {
+		return Function{}, false
+	}
+	rec := funcs[off:]
+	if size := uint64(t.layout.fixedSize) + 4*uint64(t.hdr.rd.u32(rec[t.layout.npcdata:])) + 4*uint64(t.nfuncdata(rec)); size > uint64(len(rec)) {
+		return Function{}, false
+	}
+	f := Function{t: t, entry: t.entryAt(i), off: uint32(off), idx: uint32(i)}
+	if t.entryAt(i+1) < f.entry {
+		return Function{}, false
+	}
+	return f, true
 }
 
 // checkFuncIDs reads the funcID of validateSample records spread over the

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/gosym-dev/gosym/internal/elffile"
@@ -59,30 +60,39 @@ const maxFatArches = 20
 //
 // If the format is unknown, the error wraps ErrUnknownFormat.
 func NewBytes(data []byte) (Object, error) {
-	f, err := newBytes(data)
+	f, err := newBytes(data, nil)
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// newBytes is NewBytes with a concrete result.
-func newBytes(data []byte) (*File, error) {
-	d, err := decode(data)
+// newBytes is NewBytes with a concrete result. If r is not nil, it reads
+// the bytes of data at the same offsets, and the headers of an ELF file
+// are read through it (see elffile.NewBytesAt).
+func newBytes(data []byte, r io.ReaderAt) (*File, error) {
+	d, err := decode(data, r)
 	if err != nil {
 		return nil, err
 	}
 	return newFile(d), nil
 }
 
-// decode picks the decoder for data by its magic number.
-func decode(data []byte) (objfile.Decoder, error) {
+// decode picks the decoder for data by its magic number, read through r
+// if it is not nil.
+func decode(data []byte, r io.ReaderAt) (objfile.Decoder, error) {
 	if len(data) < 4 {
 		return nil, unknownFormat(data)
 	}
-	switch magic := binary.BigEndian.Uint32(data); magic {
+	var head [4]byte
+	if r == nil {
+		copy(head[:], data)
+	} else if n, _ := r.ReadAt(head[:], 0); n < len(head) {
+		copy(head[:], data)
+	}
+	switch magic := binary.BigEndian.Uint32(head[:]); magic {
 	case magicELF:
-		return wrapNil(elffile.NewBytes(data))
+		return wrapNil(elffile.NewBytesAt(data, r))
 	case magicMachO32, magicMachO64, magicMachO32LE, magicMachO64LE:
 		return wrapNil(machofile.NewBytes(data))
 	case magicFat, magicFat64:
@@ -99,11 +109,11 @@ func decode(data []byte) (objfile.Decoder, error) {
 	case magicWasm:
 		return wrapNil(wasmfile.NewBytes(data))
 	}
-	switch binary.BigEndian.Uint16(data) {
+	switch binary.BigEndian.Uint16(head[:]) {
 	case xcofffile.Magic32, xcofffile.Magic64:
 		return wrapNil(xcofffile.NewBytes(data))
 	}
-	if data[0] == 'M' && data[1] == 'Z' {
+	if head[0] == 'M' && head[1] == 'Z' {
 		return wrapNil(pefile.NewBytes(data))
 	}
 	return nil, unknownFormat(data)

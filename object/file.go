@@ -3,6 +3,7 @@ package object
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"runtime"
@@ -67,13 +68,19 @@ func newFile(d objfile.Decoder) *File {
 // If the format is unknown, the error is an *fs.PathError wrapping
 // ErrUnknownFormat.
 func Open(name string) (*File, error) {
-	data, err := mmapfile.Load(name)
+	// The headers are read with pread, not through the mapping: see
+	// mmapfile.LoadReading.
+	var f *File
+	var derr error
+	data, err := mmapfile.LoadReading(name, func(b []byte, r io.ReaderAt) error {
+		f, derr = newBytes(b, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	f, err := newBytes(data.Bytes())
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	if derr != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: derr}
 	}
 	f.name, f.data = name, data
 	return f, nil

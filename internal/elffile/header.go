@@ -5,10 +5,15 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/gosym-dev/gosym/internal/objfile"
 )
+
+// maxSectionName is how many bytes of the section name table decode reads
+// through a ReaderAt past the start of the last name, to find its end.
+const maxSectionName = 256
 
 // Sizes of the ELF structures this file decodes.
 const (
@@ -50,11 +55,40 @@ type decoder struct {
 // program headers if there are no sections); symbols are read on the first
 // call to LookupSymbol.
 func NewBytes(data []byte) (*File, error) {
-	f, err := decode(data)
+	return NewBytesAt(data, nil)
+}
+
+// NewBytesAt is NewBytes, reading the file header, the section headers
+// (or the program headers) and the section names through r, which must
+// read the bytes of data at the same offsets, instead of from data. For a
+// file mapped into data and read by r with pread(2), decoding then leaves
+// the mapping untouched: the first read of a page of a fresh mapping costs
+// a page fault, several times a pread (BENCHMARKS.md, "Big binaries").
+// Tables of more than headerReadMax bytes, and anything r fails to read,
+// are read from data. r is not used after NewBytesAt returns.
+func NewBytesAt(data []byte, r io.ReaderAt) (*File, error) {
+	f, err := decode(data, r)
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// headerReadMax bounds what decode reads through a ReaderAt in one table,
+// so that what it allocates is not sized by an unchecked field.
+const headerReadMax = 64 << 10
+
+// readAt returns the n bytes of data at off, which lie within data: a copy
+// read through r if r is not nil and n is at most headerReadMax, else a
+// subslice of data.
+func readAt(data []byte, r io.ReaderAt, off, n uint64) []byte {
+	if r != nil && n <= headerReadMax {
+		b := make([]byte, n)
+		if m, _ := r.ReadAt(b, int64(off)); uint64(m) == n {
+			return b
+		}
+	}
+	return data[off : off+n]
 }
 
 // formatError reports damage in the file; see objfile.FormatErrorf.
@@ -62,30 +96,36 @@ func formatError(format string, args ...any) error {
 	return objfile.FormatErrorf("elf", -1, format, args...)
 }
 
-// decode parses the headers of the ELF file in data.
-func decode(data []byte) (*File, error) {
-	if len(data) < elf.EI_NIDENT || string(data[:4]) != elf.ELFMAG {
+// decode parses the headers of the ELF file in data, reading them through
+// r if it is not nil (see NewBytesAt).
+func decode(data []byte, r io.ReaderAt) (*File, error) {
+	if len(data) < elf.EI_NIDENT {
 		return nil, formatError("not an ELF file")
 	}
-	f := &File{data: data, class: elf.Class(data[elf.EI_CLASS]), secs: objfile.SectionTable{Format: "elf", Data: data}}
+	// The file header; data stands for the file's size below.
+	hdr := readAt(data, r, 0, uint64(min(len(data), ehdr64Size)))
+	if string(hdr[:4]) != elf.ELFMAG {
+		return nil, formatError("not an ELF file")
+	}
+	f := &File{data: data, class: elf.Class(hdr[elf.EI_CLASS]), secs: objfile.SectionTable{Format: "elf", Data: data}}
 	d := decoder{}
 	switch f.class {
 	case elf.ELFCLASS32:
 	case elf.ELFCLASS64:
 		d.is64 = true
 	default:
-		return nil, formatError("unknown ELF class %d", data[elf.EI_CLASS])
+		return nil, formatError("unknown ELF class %d", hdr[elf.EI_CLASS])
 	}
-	switch elf.Data(data[elf.EI_DATA]) {
+	switch elf.Data(hdr[elf.EI_DATA]) {
 	case elf.ELFDATA2LSB:
 		d.order = binary.LittleEndian
 	case elf.ELFDATA2MSB:
 		d.order = binary.BigEndian
 	default:
-		return nil, formatError("unknown ELF data encoding %d", data[elf.EI_DATA])
+		return nil, formatError("unknown ELF data encoding %d", hdr[elf.EI_DATA])
 	}
 	f.order = d.order
-	if v := elf.Version(data[elf.EI_VERSION]); v != elf.EV_CURRENT {
+	if v := elf.Version(hdr[elf.EI_VERSION]); v != elf.EV_CURRENT {
 		return nil, formatError("unknown ELF version %d", v)
 	}
 
@@ -96,28 +136,28 @@ func decode(data []byte) (*File, error) {
 		if len(data) < ehdr64Size {
 			return nil, formatError("file header truncated")
 		}
-		phoff = d.order.Uint64(data[32:])
-		shoff = d.order.Uint64(data[40:])
-		phentsize = uint64(d.order.Uint16(data[54:]))
-		phnum = uint64(d.order.Uint16(data[56:]))
-		shentsize = uint64(d.order.Uint16(data[58:]))
-		shnum = uint64(d.order.Uint16(data[60:]))
-		shstrndx = uint64(d.order.Uint16(data[62:]))
+		phoff = d.order.Uint64(hdr[32:])
+		shoff = d.order.Uint64(hdr[40:])
+		phentsize = uint64(d.order.Uint16(hdr[54:]))
+		phnum = uint64(d.order.Uint16(hdr[56:]))
+		shentsize = uint64(d.order.Uint16(hdr[58:]))
+		shnum = uint64(d.order.Uint16(hdr[60:]))
+		shstrndx = uint64(d.order.Uint16(hdr[62:]))
 		wantShentsize, wantPhentsize = shdr64Size, phdr64Size
 	} else {
 		if len(data) < ehdr32Size {
 			return nil, formatError("file header truncated")
 		}
-		phoff = uint64(d.order.Uint32(data[28:]))
-		shoff = uint64(d.order.Uint32(data[32:]))
-		phentsize = uint64(d.order.Uint16(data[42:]))
-		phnum = uint64(d.order.Uint16(data[44:]))
-		shentsize = uint64(d.order.Uint16(data[46:]))
-		shnum = uint64(d.order.Uint16(data[48:]))
-		shstrndx = uint64(d.order.Uint16(data[50:]))
+		phoff = uint64(d.order.Uint32(hdr[28:]))
+		shoff = uint64(d.order.Uint32(hdr[32:]))
+		phentsize = uint64(d.order.Uint16(hdr[42:]))
+		phnum = uint64(d.order.Uint16(hdr[44:]))
+		shentsize = uint64(d.order.Uint16(hdr[46:]))
+		shnum = uint64(d.order.Uint16(hdr[48:]))
+		shstrndx = uint64(d.order.Uint16(hdr[50:]))
 		wantShentsize, wantPhentsize = shdr32Size, phdr32Size
 	}
-	f.machine = elf.Machine(d.order.Uint16(data[18:]))
+	f.machine = elf.Machine(d.order.Uint16(hdr[18:]))
 
 	if shoff == 0 && shnum != 0 {
 		return nil, formatError("%d section headers at offset 0", shnum)
@@ -129,7 +169,7 @@ func decode(data []byte) (*File, error) {
 	// 0 and section 0 holds the count in sh_size (and, if e_shstrndx is
 	// SHN_XINDEX, the string table index in sh_link).
 	if shoff != 0 && shnum == 0 {
-		sh, err := entries(data, shoff, 1, shentsize)
+		sh, err := entries(data, r, shoff, 1, shentsize)
 		if err != nil {
 			return nil, formatError("section header 0: %w", err)
 		}
@@ -146,17 +186,18 @@ func decode(data []byte) (*File, error) {
 		if phnum != 0 && phentsize < wantPhentsize {
 			return nil, formatError("program header size %d, want at least %d", phentsize, wantPhentsize)
 		}
-		return f, f.decodeSegments(d, phoff, phnum, phentsize)
+		return f, f.decodeSegments(d, r, phoff, phnum, phentsize)
 	}
 	if shstrndx >= shnum {
 		return nil, formatError("section name table index %d out of range [0,%d)", shstrndx, shnum)
 	}
-	return f, f.decodeSections(d, shoff, shnum, shentsize, shstrndx)
+	return f, f.decodeSections(d, r, shoff, shnum, shentsize, shstrndx)
 }
 
 // entries returns the bytes of a table of num entries of size entsize at off,
-// checking that it lies within data.
-func entries(data []byte, off, num, entsize uint64) ([]byte, error) {
+// checking that it lies within data, read through r if it is not nil (see
+// readAt).
+func entries(data []byte, r io.ReaderAt, off, num, entsize uint64) ([]byte, error) {
 	if entsize != 0 && num > uint64(len(data))/entsize {
 		return nil, fmt.Errorf("%d entries of %d bytes do not fit in the file", num, entsize)
 	}
@@ -164,7 +205,7 @@ func entries(data []byte, off, num, entsize uint64) ([]byte, error) {
 	if off > uint64(len(data)) || n > uint64(len(data))-off {
 		return nil, fmt.Errorf("table at %#x size %#x extends beyond the file (%#x bytes)", off, n, len(data))
 	}
-	return data[off : off+n], nil
+	return readAt(data, r, off, n), nil
 }
 
 // rawSection is a decoded section header.
@@ -204,8 +245,8 @@ func (d decoder) section(b []byte) rawSection {
 }
 
 // decodeSections decodes the section header table and the section names.
-func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint64) error {
-	tab, err := entries(f.data, shoff, shnum, shentsize)
+func (f *File) decodeSections(d decoder, r io.ReaderAt, shoff, shnum, shentsize, shstrndx uint64) error {
+	tab, err := entries(f.data, r, shoff, shnum, shentsize)
 	if err != nil {
 		return formatError("section headers: %w", err)
 	}
@@ -216,16 +257,6 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 
 	// Section names. Like debug/elf, a file whose e_shstrndx is SHN_UNDEF
 	// has nameless sections.
-	var names []byte
-	if shstrndx != 0 {
-		s := raw[shstrndx]
-		if s.typ != elf.SHT_STRTAB {
-			return formatError("section name table %d has type %v, want SHT_STRTAB", shstrndx, s.typ)
-		}
-		if names, err = entries(f.data, s.off, 1, s.size); err != nil {
-			return formatError("section name table: %w", err)
-		}
-	}
 	// The names are read from one copy of the table (see
 	// objfile.StringTable), which ends with the last name, should the
 	// table hold more than section names: every name starts at or before
@@ -233,6 +264,26 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 	last := uint32(0)
 	for _, s := range raw {
 		last = max(last, s.name)
+	}
+	var names []byte
+	if shstrndx != 0 {
+		s := raw[shstrndx]
+		if s.typ != elf.SHT_STRTAB {
+			return formatError("section name table %d has type %v, want SHT_STRTAB", shstrndx, s.typ)
+		}
+		if _, err = entries(f.data, nil, s.off, 1, s.size); err != nil {
+			return formatError("section name table: %w", err)
+		}
+		// Through r, only up to a NUL after the last name, if there is
+		// one near it.
+		n := s.size
+		if uint64(last)+maxSectionName < n {
+			n = uint64(last) + maxSectionName
+		}
+		names = readAt(f.data, r, s.off, n)
+		if n < s.size && bytes.IndexByte(names[last:], 0) < 0 {
+			names = f.data[s.off : s.off+s.size]
+		}
 	}
 	if uint64(last) < uint64(len(names)) {
 		if n := bytes.IndexByte(names[last:], 0); n >= 0 {
@@ -280,8 +331,8 @@ func (f *File) decodeSections(d decoder, shoff, shnum, shentsize, shstrndx uint6
 }
 
 // decodeSegments presents the PT_LOAD program headers as sections.
-func (f *File) decodeSegments(d decoder, phoff, phnum, phentsize uint64) error {
-	tab, err := entries(f.data, phoff, phnum, phentsize)
+func (f *File) decodeSegments(d decoder, r io.ReaderAt, phoff, phnum, phentsize uint64) error {
+	tab, err := entries(f.data, r, phoff, phnum, phentsize)
 	if err != nil {
 		return formatError("program headers: %w", err)
 	}

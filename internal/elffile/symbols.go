@@ -233,7 +233,7 @@ func (f *File) hashTable(t *table) (h gnuHash, ok bool) {
 	if h.nsyms < hashMinSymbols {
 		return h, false
 	}
-	b, err := entries(f.data, t.hashOff, 1, t.hashSize)
+	b, err := entries(f.data, nil, t.hashOff, 1, t.hashSize)
 	if err != nil {
 		return h, false
 	}
@@ -328,10 +328,10 @@ func keep(info byte, shndx elf.SectionIndex) bool {
 // reads them through debug/elf once, and keeps them.
 func (f *File) tableData(t *table, size uint64) (syms, strtab []byte, err error) {
 	if f.ef == nil {
-		if syms, err = entries(f.data, t.off, t.size/size, size); err != nil {
+		if syms, err = entries(f.data, nil, t.off, t.size/size, size); err != nil {
 			return nil, nil, err
 		}
-		if strtab, err = entries(f.data, t.stroff, 1, t.strlen); err != nil {
+		if strtab, err = entries(f.data, nil, t.stroff, 1, t.strlen); err != nil {
 			return nil, nil, fmt.Errorf("string table: %w", err)
 		}
 		return syms, strtab, nil

@@ -3,6 +3,7 @@
 package mmapfile
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -14,7 +15,9 @@ import (
 // finalizer, which costs more than the rest of opening a symbol table.
 // O_NONBLOCK makes opening a FIFO without a writer return at once. done is
 // false if the file is regular but cannot be mapped: Load reads it then.
-func mapFile(name string) (d *Data, done bool, err error) {
+// read, if not nil, is called with the mapping and the file, before the
+// file is closed (see LoadReading).
+func mapFile(name string, read func([]byte, io.ReaderAt) error) (d *Data, done bool, err error) {
 	fd, err := retry(func() (int, error) {
 		return syscall.Open(name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	})
@@ -43,7 +46,11 @@ func mapFile(name string) (d *Data, done bool, err error) {
 	}
 	if size == 0 {
 		// Empty files cannot be mapped.
-		return &Data{b: []byte{}}, true, nil
+		d = &Data{b: []byte{}}
+		if read != nil {
+			return d, true, read(d.b, bytesAt(d.b))
+		}
+		return d, true, nil
 	}
 	b, err := syscall.Mmap(fd, 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
@@ -51,7 +58,37 @@ func mapFile(name string) (d *Data, done bool, err error) {
 	}
 	d = &Data{b: b, mapped: true}
 	runtime.AddCleanup(d, munmap, b)
+	if read != nil {
+		return d, true, read(b, fileAt{fd, int64(size)})
+	}
 	return d, true, nil
+}
+
+// fileAt reads an open file of size bytes with pread(2) as an io.ReaderAt.
+type fileAt struct {
+	fd   int
+	size int64
+}
+
+func (f fileAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, syscall.EINVAL
+	}
+	n := 0
+	for n < len(p) && off+int64(n) < f.size {
+		m, err := retry(func() (int, error) { return syscall.Pread(f.fd, p[n:], off+int64(n)) })
+		if err != nil {
+			return n, err
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // retry calls f until it does not fail with EINTR.

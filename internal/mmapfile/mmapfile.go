@@ -39,7 +39,19 @@ func (d *Data) Mapped() bool { return d.mapped }
 // a directory, is "is a directory"), without reading from them and without
 // blocking (a FIFO without a writer).
 func Load(name string) (*Data, error) {
-	if d, done, err := mapFile(name); done {
+	return LoadReading(name, nil)
+}
+
+// LoadReading is Load, and then, if read is not nil, calls read with the
+// contents and an io.ReaderAt that reads the same bytes at the same
+// offsets: from a mapped file with pread(2), a system call of a few
+// microseconds, where the first read of a page of a fresh mapping costs a
+// page fault, and on a virtual machine often ten times as much, since the
+// page tables it fills must be torn down again (BENCHMARKS.md, "Big
+// binaries"). A reader of headers reads them through it. The ReaderAt may
+// be used only during the call; read's error is returned, with the Data.
+func LoadReading(name string, read func(b []byte, r io.ReaderAt) error) (*Data, error) {
+	if d, done, err := mapFile(name, read); done {
 		return d, err
 	}
 	// Read the file: on systems without mmap, and for files that cannot
@@ -72,7 +84,25 @@ func Load(name string) (*Data, error) {
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	return &Data{b: b}, nil
+	d := &Data{b: b}
+	if read != nil {
+		return d, read(b, bytesAt(b))
+	}
+	return d, nil
+}
+
+// bytesAt reads a byte slice as an io.ReaderAt.
+type bytesAt []byte
+
+func (b bytesAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // checkSize returns the size of the named file as an int.

@@ -3,6 +3,7 @@ package mmapfile_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,4 +102,40 @@ func loadAndCollect(t *testing.T, name string, want []byte) bool {
 	}
 	runtime.KeepAlive(d)
 	return d.Mapped()
+}
+
+// TestLoadReading checks that LoadReading calls read with the contents and
+// a ReaderAt of the same bytes at the same offsets (short at the end, with
+// io.EOF), and returns read's error.
+func TestLoadReading(t *testing.T) {
+	dir := t.TempDir()
+	want := bytes.Repeat([]byte("0123456789"), 1000)
+	full, empty := filepath.Join(dir, "full"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(full, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{full, empty} {
+		calls := 0
+		d, err := mmapfile.LoadReading(name, func(b []byte, r io.ReaderAt) error {
+			calls++
+			for _, off := range []int{0, 1, 4095, 4096, len(b) - 3} {
+				if off < 0 || off > len(b) {
+					continue
+				}
+				p := make([]byte, 5)
+				n, err := r.ReadAt(p, int64(off))
+				wn := min(5, len(b)-off)
+				if n != wn || !bytes.Equal(p[:n], b[off:off+n]) || (n < 5) != (err == io.EOF) {
+					t.Errorf("%s: ReadAt(5 bytes at %d) = %d, %v, %q; want %d bytes %q", name, off, n, err, p[:n], wn, b[off:off+wn])
+				}
+			}
+			return errors.New("read's error")
+		})
+		if calls != 1 || err == nil || err.Error() != "read's error" || !bytes.Equal(d.Bytes(), want[:len(d.Bytes())]) {
+			t.Errorf("%s: %d calls, %v", name, calls, err)
+		}
+	}
 }
