@@ -299,7 +299,7 @@ func (u *unwinder) resolve() {
 	u.ok, u.last = true, u.stopsAt(f, u.kind)
 	u.signal = false
 	if u.arch.sig != nil {
-		if name := f.Name(); (name == "runtime.sigtramp" || name == "runtime.cgoSigtramp") && u.isLinux() {
+		if isSigtramp(f.Name()) && u.isLinux() {
 			u.signal, u.last = true, false
 		}
 	}

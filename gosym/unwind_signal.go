@@ -106,6 +106,19 @@ const (
 	ssDisable = 2 // the thread has no alternate stack
 )
 
+// isSigtramp reports whether name is the runtime's signal handler, the
+// function the kernel enters with a signal frame: runtime.sigtramp,
+// runtime.cgoSigtramp (cgo binaries), and on ppc64 (big-endian, ELFv1,
+// where runtime.sigtramp is a function descriptor) the code it points
+// to: runtime._sigtramp up to Go 1.12, the static sigtramp<> after.
+func isSigtramp(name string) bool {
+	switch name {
+	case "runtime.sigtramp", "runtime.cgoSigtramp", "runtime._sigtramp", "sigtramp":
+		return true
+	}
+	return false
+}
+
 // linux reports whether the table's binary is a linux one: an ELF file
 // whose runtime has runtime.futex (the BSDs and Solaris have none).
 func (t *Table) linux() bool {
