@@ -56,8 +56,9 @@
 // and g.syscallsp in a system call, else g.sched (gosym.Regs.Saved), as
 // the runtime's own traceback does. A running goroutine starts from its
 // thread's registers; the walk crosses the signal frames the thread is
-// in (runtime.sigtramp to the interrupted context, linux amd64 and
-// arm64), keeps the frames on the goroutine's own stack, and where the
+// in (runtime.sigtramp to the interrupted context in the ucontext the
+// kernel pushed, on every architecture below), keeps the frames on the
+// goroutine's own stack, and where the
 // thread runs on its g0 stack (systemstack, mcall, morestack) goes on
 // from g.sched, the goroutine's side of the switch. Wherever else the
 // thread's walk ends, g.sched is stale (the goroutine has run on since it
@@ -66,10 +67,13 @@
 // # Limits
 //
 // Releases Go 1.12 to 1.27 on linux, on amd64, arm64, 386, arm, ppc64le
-// and s390x. Signal frames are crossed on linux/amd64 and linux/arm64
-// only; elsewhere a goroutine running on a thread that is in a signal
-// handler (every thread of a core the runtime dumped after a fatal
-// signal) has no stack: Frames says its thread's stack does not reach it. cgo frames (C code, cgocallback) are not
+// and s390x (ppc64, big-endian, has no layout). Signal frames are crossed
+// on each of them when the ucontext the kernel pushed checks out (see
+// gosym.ReachedSignal); where it does not (a handler that is not the
+// runtime's, the C library's signal restorer of a cgo binary on amd64,
+// damaged memory), or where the thread's walk ends elsewhere, a
+// running goroutine has no stack: Frames says its thread's stack does not
+// reach it. cgo frames (C code, cgocallback) are not
 // crossed. Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the
 // caller's job, elfcore's mappings). Dead goroutines (exited, kept for

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"github.com/gosym-dev/gosym/object"
 )
 
 // kernelFrame writes, into memory, the signal frame the linux kernel
@@ -209,6 +210,18 @@ func TestSignalFrames(t *testing.T) {
 	}
 }
 
+// sigRestorer returns the entry of the runtime's signal restorer
+// (runtime.sigreturn__sigaction, runtime.sigreturn before Go 1.21), 0 if
+// none.
+func sigRestorer(tab *Table) uint64 {
+	for _, name := range []string{"runtime.sigreturn__sigaction", "runtime.sigreturn"} {
+		if f, err := tab.LookupFunction(name); err == nil {
+			return f.Entry()
+		}
+	}
+	return 0
+}
+
 func checkSignalFrames(t *testing.T, tab *Table, kf kernelFrame, base uint64) {
 	t.Helper()
 	if got := tab.goarch(); got != kf.goarch {
@@ -225,12 +238,7 @@ func checkSignalFrames(t *testing.T, tab *Table, kf kernelFrame, base uint64) {
 	tramp := lookup("runtime.sigtramp")
 	fn := lookup("runtime.main")  // interrupted at its entry
 	caller := lookup("main.main") // its "caller", by the LR or the return address
-	restorer := uint64(0)
-	if f, err := tab.LookupFunction("runtime.sigreturn__sigaction"); err == nil {
-		restorer = f.Entry()
-	} else if f, err := tab.LookupFunction("runtime.sigreturn"); err == nil {
-		restorer = f.Entry()
-	}
+	restorer := sigRestorer(tab)
 	ptr := uint64(tab.hdr.rd.ptrSize)
 	var bo binary.ByteOrder = binary.LittleEndian
 	if tab.hdr.rd.bigEndian {
@@ -326,4 +334,101 @@ func checkSignalFrames(t *testing.T, tab *Table, kf kernelFrame, base uint64) {
 			t.Errorf("%s: its caller %s pc %#x reached %v; want main.main pc %#x", tc.name, g.Func.Name(), g.PC, g.Reached, ret)
 		}
 	}
+}
+
+// signalCases are the architectures FuzzSignalFrames crosses frames of:
+// corpus binaries of each, and a kernel frame written for each as seed.
+var signalCases = []struct {
+	entry string
+	kf    kernelFrame
+}{
+	{"go1.12.17.linux-386.nodwarf", kernelFrame{goarch: "386"}},
+	{"go1.21.13.linux-arm.nodwarf", kernelFrame{goarch: "arm"}},
+	{"go1.10.8.linux-ppc64.nodwarf", kernelFrame{goarch: "ppc64"}},
+	{"go1.10.8.linux-ppc64.nodwarf", kernelFrame{goarch: "ppc64", qemu: true}},
+	{"go1.17.13.linux-s390x", kernelFrame{goarch: "s390x"}},
+	{"go1.26.8.linux-amd64", kernelFrame{goarch: "amd64"}},
+}
+
+// FuzzSignalFrames crosses signal frames of hostile memory: the input is
+// the memory above the SP of runtime.sigtramp, entered by the kernel, in a
+// binary of one of signalCases' architectures (the first byte picks it).
+// The seeds are sound kernel frames, whose interrupted context is
+// runtime.main's entry. Every walk ends, without a panic, within
+// maxFrames frames; a frame reached by signal has a PC in a function.
+func FuzzSignalFrames(f *testing.F) {
+	entries, err := testcorpus.Entries()
+	if err != nil {
+		f.Fatal(err)
+	}
+	byName := map[string]testcorpus.Entry{}
+	for _, e := range entries {
+		byName[e.Name] = e
+	}
+	const base, size = 0x10000, 0x800
+	tabs := make([]*Table, len(signalCases))
+	for i, c := range signalCases {
+		e, ok := byName[c.entry]
+		if !ok {
+			f.Fatalf("no corpus entry %s", c.entry)
+		}
+		bin, err := e.Binary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		obj, err := object.NewBytes(bin)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if tabs[i], err = NewTable(obj); err != nil {
+			f.Fatal(err)
+		}
+		tab := tabs[i]
+		var bo binary.ByteOrder = binary.LittleEndian
+		if tab.hdr.rd.bigEndian {
+			bo = binary.BigEndian
+		}
+		m := &sigMem{snapshot: snapshot{base: base, data: make([]byte, size)}, bo: bo, ptr: uint64(tab.hdr.rd.ptrSize)}
+		fn, err := tab.LookupFunction("runtime.main")
+		if err != nil {
+			f.Fatal(err)
+		}
+		c.kf.write(m, base, fn.Entry(), base+size-0x100, fn.Entry()+8, sigRestorer(tab), base-0x100, 0, 0x1000, 3)
+		tramp, err := tab.LookupFunction("runtime.sigtramp")
+		if err != nil {
+			f.Fatal(err)
+		}
+		crossed := false
+		for fr, err := range tab.Unwind(Regs{PC: tramp.Entry(), SP: base}, m) {
+			crossed = crossed || err == nil && fr.Reached == ReachedSignal && fr.Func.Name() == "runtime.main"
+		}
+		if !crossed {
+			f.Fatalf("%s: the seed's signal frame is not crossed", c.entry)
+		}
+		f.Add(append([]byte{byte(i)}, m.data...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 {
+			return
+		}
+		tab := tabs[int(in[0])%len(tabs)]
+		tramp, err := tab.LookupFunction("runtime.sigtramp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := &snapshot{base: base, data: in[1:]}
+		n := 0
+		for fr, err := range tab.Unwind(Regs{PC: tramp.Entry(), SP: base}, mem) {
+			n++
+			if err != nil {
+				break
+			}
+			if fr.Reached == ReachedSignal && fr.Func.Entry() > fr.PC {
+				t.Fatalf("frame reached by signal at pc %#x in %s, entry %#x", fr.PC, fr.Func.Name(), fr.Func.Entry())
+			}
+		}
+		if n > maxFrames+1 {
+			t.Fatalf("%d frames", n)
+		}
+	})
 }
