@@ -69,9 +69,9 @@
 // Releases Go 1.12 to 1.27 on linux, on amd64, arm64, 386, arm, ppc64le
 // and s390x (ppc64, big-endian, has no layout). Signal frames are crossed
 // on each of them when the ucontext the kernel pushed checks out (see
-// gosym.ReachedSignal); where it does not (a handler that is not the
-// runtime's, the C library's signal restorer of a cgo binary on amd64,
-// damaged memory), or where the thread's walk ends elsewhere, a
+// gosym.ReachedSignal), cgo binaries included; where it does not (a
+// handler that is not the runtime's, damaged memory), or where the
+// thread's walk ends elsewhere, a
 // running goroutine has no stack: Frames says its thread's stack does not
 // reach it. cgo frames (C code, cgocallback) are not
 // crossed. Addresses are link-time addresses: a position-independent

@@ -42,7 +42,9 @@ type sigFrame struct {
 	// restorer, if not 0, is the offset from the ucontext of the
 	// return address the kernel pushed for the handler (386 and
 	// amd64): the runtime's signal restorer, runtime.sigreturn or
-	// runtime.sigreturn__sigaction.
+	// runtime.sigreturn__sigaction, or, in a cgo binary, whose
+	// handlers the C library installs, the C library's (__restore_rt),
+	// outside every Go function.
 	restorer int64
 	// spAlign is the alignment of every interrupted SP.
 	spAlign uint64
@@ -59,11 +61,12 @@ var (
 	sigFrameLinux386 = sigFrame{base: []int64{0, 4, -4}, uc: []int64{16 + 128},
 		signo: -128, selfAt: -4 - 128, selfTo: 0, restorer: -16 - 128, spAlign: 4,
 		pc: 20 + 56, sp: 20 + 28, lr: -1}
-	// amd64: struct rt_sigframe { pretcode; ucontext; siginfo }, the
-	// kernel's SP at pretcode; uc_mcontext at 40 (uc_flags, uc_link,
-	// uc_stack), its rsp and rip the 16th and 17th words.
+	// amd64: struct rt_sigframe { pretcode; ucontext (304 bytes);
+	// siginfo }, the kernel's SP at pretcode; uc_mcontext (struct
+	// sigcontext, 32 words) at 40 (uc_flags, uc_link, uc_stack), its
+	// rsp and rip the 16th and 17th words; uc_sigmask at 296.
 	sigFrameLinuxAMD64 = sigFrame{base: []int64{0, 8, -8}, uc: []int64{8},
-		restorer: -8, spAlign: 8,
+		signo: 304, restorer: -8, spAlign: 8,
 		pc: 40 + 16*8, sp: 40 + 15*8, lr: -1}
 	// arm: struct rt_sigframe { siginfo (128 bytes); struct sigframe {
 	// ucontext; retcode } }, the kernel's SP at the siginfo;
@@ -197,9 +200,8 @@ func (u *unwinder) crossSignal(fp uint64) {
 // signal handler, whose frame top is fp: for each place the kernel's SP
 // may be (sigFrame.base) and the ucontext relative to it (sigFrame.uc),
 // the first that checks out (checkUcontext). If none does, there is no
-// ucontext: a cgo binary whose restorer is the C library's, a handler
-// whose frame is not the runtime's, or hostile memory. It reads a bounded
-// number of words.
+// ucontext: a handler whose frame is not the runtime's, or hostile
+// memory. It reads a bounded number of words.
 func (u *unwinder) findUcontext(fp uint64) (uint64, bool) {
 	sf := u.arch.sig
 	for _, b := range sf.base {
@@ -216,7 +218,8 @@ func (u *unwinder) findUcontext(fp uint64) (uint64, bool) {
 // current frame, the runtime's signal handler, is at uc: uc_flags is
 // small, uc_link nil, uc_stack an alternate stack that holds the handler's
 // SP (or none); the architecture's signal number, pointer into the frame
-// and restorer are there; and the interrupted SP is aligned and not 0.
+// and restorer (the runtime's, or one outside Go code) are there; and the
+// interrupted SP is aligned and not 0.
 func (u *unwinder) checkUcontext(uc uint64) bool {
 	sf := u.arch.sig
 	flags, err1 := u.read(uc)
@@ -251,7 +254,7 @@ func (u *unwinder) checkUcontext(uc uint64) bool {
 		if err != nil {
 			return false
 		}
-		if f, err := u.t.ResolveFunction(ret); err != nil || !strings.HasPrefix(f.Name(), "runtime.sigreturn") {
+		if f, err := u.t.ResolveFunction(ret); err == nil && !strings.HasPrefix(f.Name(), "runtime.sigreturn") {
 			return false
 		}
 	}

@@ -82,15 +82,20 @@ func (kf kernelFrame) write(m *sigMem, k, pc, sp, lr, restorer, ss, ssFlags, ssS
 		f = frameFields{uc: uc, link: uc + 4, ssSP: uc + 8, signo: k + 16, self: k + 12, restorer: k, sp: mc + 28}
 	case "amd64":
 		// struct rt_sigframe { char *pretcode; struct ucontext uc;
-		// struct siginfo info; }; struct sigcontext { r8-r15, di,
-		// si, bp, bx, dx, ax, cx, sp, ip, ... } at 40.
+		// struct siginfo info; }; struct ucontext { uc_flags,
+		// uc_link, uc_stack, struct sigcontext uc_mcontext (at 40:
+		// r8-r15, di, si, bp, bx, dx, ax, cx, sp, ip, flags, cs gs fs
+		// ss, err, trapno, oldmask, cr2, fpstate, reserved[8]: 32
+		// words), sigset_t uc_sigmask (8 bytes) }.
 		uc := k + 8
 		m.put(k, restorer)
 		m.stackT(uc+16, ss, ssFlags, ssSize)
 		mc := uc + 40
 		m.put(mc+15*8, sp)
 		m.put(mc+16*8, pc)
-		f = frameFields{uc: uc, link: uc + 8, ssSP: uc + 16, restorer: k, sp: mc + 15*8}
+		info := mc + 32*8 + 8
+		m.put32(info, sig)
+		f = frameFields{uc: uc, link: uc + 8, ssSP: uc + 16, signo: info, restorer: k, sp: mc + 15*8}
 	case "arm":
 		// struct rt_sigframe { struct siginfo info (128); struct
 		// sigframe { struct ucontext uc; ... } sig; }; struct
@@ -258,6 +263,9 @@ func checkSignalFrames(t *testing.T, tab *Table, kf kernelFrame, base uint64) {
 	}
 	for _, tc := range []struct {
 		name string
+		// cRestorer: the restorer is the C library's (a cgo
+		// binary's), outside every Go function.
+		cRestorer bool
 		// damage damages the written frame, reporting false where
 		// the frame has no such field.
 		damage func(f frameFields) bool
@@ -269,6 +277,7 @@ func checkSignalFrames(t *testing.T, tab *Table, kf kernelFrame, base uint64) {
 		{name: "sound"},
 		{name: "on the alternate stack already", ssFlags: ssOnStack},
 		{name: "no alternate stack", ssFlags: ssDisable, disabled: true},
+		{name: "the C library's restorer", cRestorer: true},
 		{name: "uc_link", damage: func(f frameFields) bool { m.put(f.link, 0x1000); return true }},
 		{name: "uc_flags", damage: func(f frameFields) bool { m.put(f.uc, 0x1000); return true }},
 		{name: "alternate stack elsewhere", damage: func(f frameFields) bool { m.put(f.ssSP, k+0x4000); return true }},
@@ -301,7 +310,11 @@ func checkSignalFrames(t *testing.T, tab *Table, kf kernelFrame, base uint64) {
 		if tc.disabled {
 			s, size = 0, 0
 		}
-		f := kf.write(m, k, fn.Entry(), sp, lr, restorer, s, tc.ssFlags, size, 3)
+		r := restorer
+		if tc.cRestorer {
+			r = 0x7f00_0000_1000 & (1<<(8*ptr-1) - 1) // outside the binary
+		}
+		f := kf.write(m, k, fn.Entry(), sp, lr, r, s, tc.ssFlags, size, 3)
 		if tc.damage != nil && !tc.damage(f) {
 			continue
 		}
