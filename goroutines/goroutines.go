@@ -71,14 +71,25 @@
 // on each of them when the ucontext the kernel pushed checks out (see
 // gosym.ReachedSignal), cgo binaries included; where it does not (a
 // handler that is not the runtime's, damaged memory), or where the
-// thread's walk ends elsewhere, a
-// running goroutine has no stack: Frames says its thread's stack does not
-// reach it. cgo frames (C code, cgocallback) are not
-// crossed. Addresses are link-time addresses: a position-independent
+// thread's walk ends elsewhere, a running goroutine has no stack: Frames
+// says its thread's stack does not reach it.
+//
+// Of cgo (linux/amd64, Go 1.26 checked): a goroutine blocked in C is
+// listed from g.syscallsp, its frames from runtime.cgocall out, as the
+// runtime prints it; Go code called back from C goes on through
+// runtime.cgocallback to the Go code that called C (systemstack_switch,
+// cgocall), or on a thread C created to runtime.goexit. C frames are not
+// unwound (nothing describes them): a thread in C code gives an error,
+// not a frame. A cgo binary's signal handlers return through the C
+// library's restorer, outside Go code; its signal frames are crossed like
+// any other's.
+//
+// Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the
 // caller's job, elfcore's mappings). Dead goroutines (exited, kept for
-// reuse) are not listed. A running goroutine whose thread's registers are
-// not given has no stack: its saved context is stale.
+// reuse, or an extra M's between calls from C) are not listed. A running
+// goroutine whose thread's registers are not given has no stack: its
+// saved context is stale.
 package goroutines
 
 import (
@@ -363,7 +374,7 @@ func (p *Process) checkList(c *checker, arr, ln uint64) bool {
 	c.ids = c.ids[:0]
 	for i := uint64(0); i < n; i++ {
 		g, err := p.readG(p.link(p.word(ptrs[i*p.ptr:])), c.g)
-		if err != nil || slices.Contains(c.ids, g.ID) || i == 0 && (g.ID != 1 || g.Status == Dead) {
+		if err != nil || slices.Contains(c.ids, g.ID) || i == 0 && (g.ID != 1 || p.dead(g.Status)) {
 			return false
 		}
 		c.ids = append(c.ids, g.ID)
@@ -447,7 +458,7 @@ func (p *Process) readG(addr uint64, buf []byte) (Goroutine, error) {
 	if g.ID >= 1<<48 {
 		return g, &GError{Addr: addr, Msg: fmt.Sprintf("goroutine id %d out of range", g.ID)}
 	}
-	if st == Dead {
+	if p.dead(st) {
 		return g, nil
 	}
 	if g.ID == 0 {
@@ -478,6 +489,18 @@ func (p *Process) readG(addr uint64, buf []byte) (Goroutine, error) {
 	return g, nil
 }
 
+// deadExtra is what the runtime prints for _Gdeadextra (Go 1.26 on): the
+// goroutine of an extra M (the M a thread created by C borrows to call
+// Go) while no call is in progress. Older releases keep it _Gdead.
+const deadExtra = "waiting for cgo callback"
+
+// dead reports whether st is a status of a goroutine that does not run
+// (dead, or an extra M's between calls from C), which the runtime's
+// traceback leaves out, and so does All.
+func (p *Process) dead(st Status) bool {
+	return st == Dead || p.lay.GStatusStrings[st] == deadExtra
+}
+
 // All yields every goroutine of the image that is not dead, in the order
 // of the runtime's list. An entry that does not check out (unreadable,
 // or with impossible fields) is yielded as a *GError, and the walk goes
@@ -499,7 +522,7 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 			for j := uint64(0); j < n; j++ {
 				g, err := p.readG(p.link(p.word(ptrs[j*p.ptr:])), gbuf)
 				if err == nil {
-					if k, dup := seen[g.ID]; dup && g.Status != Dead {
+					if k, dup := seen[g.ID]; dup && !p.dead(g.Status) {
 						err = &GError{Addr: g.Addr, Msg: fmt.Sprintf("goroutine id %d already at entry %d", g.ID, k)}
 					}
 				}
@@ -515,7 +538,7 @@ func (p *Process) All() iter.Seq2[Goroutine, error] {
 					continue
 				}
 				bad = 0
-				if g.Status == Dead {
+				if p.dead(g.Status) {
 					continue
 				}
 				seen[g.ID] = int(i + j)
@@ -574,12 +597,14 @@ func (p *Process) runningFrames(g Goroutine, th elfcore.Thread) iter.Seq2[gosym.
 		onStack := func(sp uint64) bool { return sp >= g.StackLo && sp < g.StackHi }
 		onG := false
 		var last gosym.StackFrame
+		var walkErr error // why the thread's walk stopped, if it did
 		for fr, err := range p.tab.Unwind(gosym.Regs{PC: th.PC, SP: th.SP, LR: th.LR}, p.mem) {
 			if err != nil {
 				if onG {
 					yield(fr, err)
 					return
 				}
+				walkErr = err
 				break
 			}
 			last = fr
@@ -606,8 +631,13 @@ func (p *Process) runningFrames(g Goroutine, th elfcore.Thread) iter.Seq2[gosym.
 		// scheduler), g.sched is stale: no stack rather than a wrong
 		// one.
 		if last.Func.Kind() != gosym.KindStackSwitch {
-			yield(gosym.StackFrame{PC: th.PC, SP: th.SP}, &gosym.UnwindError{PC: th.PC, SP: th.SP,
-				Msg: fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (ends in %s)", th.PID, g.ID, last.Func.Name())})
+			msg := fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (ends in %s)", th.PID, g.ID, last.Func.Name())
+			if last.Func.Name() == "" {
+				// Not one frame: the thread runs code outside
+				// the binary's functions (C code).
+				msg = fmt.Sprintf("thread %d runs goroutine %d, but its stack does not reach it (no frame)", th.PID, g.ID)
+			}
+			yield(gosym.StackFrame{PC: th.PC, SP: th.SP}, &gosym.UnwindError{PC: th.PC, SP: th.SP, Msg: msg, Err: walkErr})
 			return
 		}
 		first := true

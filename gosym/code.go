@@ -44,8 +44,17 @@ func (f Function) Code() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var past error
 	for i, s := range secs {
-		if s.Flags&object.SectionAlloc == 0 || lo < s.Addr || hi-s.Addr > s.FileSize {
+		if s.Flags&object.SectionAlloc == 0 || lo < s.Addr || lo-s.Addr >= s.FileSize {
+			continue
+		}
+		if hi-s.Addr > s.FileSize {
+			// The function table puts code past the end of the
+			// section that holds its entry: corrupt, unless another
+			// section holds all of it.
+			past = fmt.Errorf("%w: the code of %s [%#x, %#x) runs past the end of section %q at %#x",
+				ErrCorrupted, f.Name(), lo, hi, s.Name, s.Addr+s.FileSize)
 			continue
 		}
 		data, err := f.t.obj.SectionData(i)
@@ -56,6 +65,9 @@ func (f Function) Code() ([]byte, error) {
 			continue
 		}
 		return data[lo-s.Addr : hi-s.Addr : hi-s.Addr], nil
+	}
+	if past != nil {
+		return nil, past
 	}
 	return nil, fmt.Errorf("gosym: no section holds the code of %s [%#x, %#x)", f.Name(), lo, hi)
 }

@@ -183,8 +183,12 @@ func (e *UnwindError) Unwrap() error { return e.Err }
 // instruction; on link-register machines the signal handler stored that
 // frame's LR below it. The walk ends, without an error, after a KindTop
 // frame, a frame whose function writes SP (SPWrite; KindStackSwitch for
-// releases without the flag), a function without a pcsp table, or a zero
-// return address. It ends with an *UnwindError when a PC is in no
+// releases without the flag) but runtime.cgocallback, a function without
+// a pcsp table, or a zero return address. runtime.cgocallback, where Go
+// code called back from C runs, is crossed as the runtime crosses it: it
+// leaves the frame of the Go code that called C (its return address is
+// runtime.systemstack_switch's, then runtime.cgocall's) on the
+// goroutine's stack. It ends with an *UnwindError when a PC is in no
 // function, mem cannot be read, or the stack does not grow upwards.
 //
 // Addresses are link-time addresses: for a position-independent
@@ -240,6 +244,11 @@ type unwinder struct {
 	// handler entered by the kernel (runtime.sigtramp) and the walk
 	// crosses to the context it interrupted.
 	signal bool
+	// callback is set when the inner frame is runtime.cgocallback's
+	// (cgocallback_gofunc's before Go 1.16) in a release without
+	// function flags: the current frame is then on the goroutine's
+	// stack, where runtime.asmcgocall is not the top (see stopsAt).
+	callback bool
 	// linux is 1 once the binary is known to be a linux one, -1 once
 	// known not to be (asked at the first signal trampoline of a walk).
 	linux int8
@@ -280,7 +289,15 @@ func (u *unwinder) resolve() {
 	pc, sp := u.frame.PC, u.frame.SP
 	f, err := u.t.ResolveFunction(pc)
 	if err != nil {
-		u.fail("pc in no function", err)
+		msg := "pc in no function"
+		if u.innermost {
+			// The thread's own PC, or the one a signal interrupted,
+			// is outside Go code: a thread in a cgo call, the C
+			// library's or another binary's code, with no frame
+			// information here.
+			msg = "the thread runs code the symbol table does not describe (C code, or another binary's): " + msg
+		}
+		u.fail(msg, err)
 		return
 	}
 	u.frame.Func = f
@@ -353,6 +370,11 @@ func (u *unwinder) next() {
 		u.frame.Reached = ReachedTrap
 	}
 	u.lr, u.innermost = 0, false
+	u.callback = false
+	if !u.t.hasFlags() {
+		name := f.Name()
+		u.callback = name == "runtime.cgocallback" || name == "runtime.cgocallback_gofunc"
+	}
 	if trap && u.arch.usesLR && !u.crossTrap() {
 		return
 	}
@@ -408,6 +430,11 @@ func (u *unwinder) read(addr uint64) (uint64, error) {
 // stopsAt reports whether the walk ends after f's frame: the runtime's
 // unwinder stops at a TOPFRAME function and at one that writes SP
 // (runtime.cgocallback excepted, which keeps both stacks unwindable).
+// Before function flags (Go 1.17), it stops at a stack switch, but for
+// runtime.asmcgocall on a goroutine's stack (the runtime's topofstack:
+// asmcgocall is the top on g0 only): Go code called back from C returns
+// through runtime.cgocallback to the asmcgocall frame that the cgo call
+// left on the goroutine's stack (its g.sched), and on to runtime.cgocall.
 func (u *unwinder) stopsAt(f Function, k FuncKind) bool {
 	if k == KindTop {
 		return true
@@ -415,5 +442,5 @@ func (u *unwinder) stopsAt(f Function, k FuncKind) bool {
 	if u.t.hasFlags() {
 		return f.flags()&flagSPWrite != 0 && f.Name() != "runtime.cgocallback"
 	}
-	return k == KindStackSwitch
+	return k == KindStackSwitch && !(u.callback && f.Name() == "runtime.asmcgocall")
 }
