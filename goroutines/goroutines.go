@@ -56,8 +56,9 @@
 // and g.syscallsp in a system call, else g.sched (gosym.Regs.Saved), as
 // the runtime's own traceback does. A running goroutine starts from its
 // thread's registers; the walk crosses the signal frames the thread is
-// in (runtime.sigtramp to the interrupted context, linux amd64 and
-// arm64), keeps the frames on the goroutine's own stack, and where the
+// in (runtime.sigtramp to the interrupted context in the ucontext the
+// kernel pushed, on every architecture below), keeps the frames on the
+// goroutine's own stack, and where the
 // thread runs on its g0 stack (systemstack, mcall, morestack) goes on
 // from g.sched, the goroutine's side of the switch. Wherever else the
 // thread's walk ends, g.sched is stale (the goroutine has run on since it
@@ -66,10 +67,12 @@
 // # Limits
 //
 // Releases Go 1.12 to 1.27 on linux, on amd64, arm64, 386, arm, ppc64le
-// and s390x. Signal frames are crossed on linux/amd64 and linux/arm64
-// only; elsewhere a goroutine running on a thread that is in a signal
-// handler (every thread of a core the runtime dumped after a fatal
-// signal) has no stack: Frames says its thread's stack does not reach it.
+// and s390x (ppc64, big-endian, has no layout). Signal frames are crossed
+// on each of them when the ucontext the kernel pushed checks out (see
+// gosym.ReachedSignal), cgo binaries included; where it does not (a
+// handler that is not the runtime's, damaged memory), or where the
+// thread's walk ends elsewhere, a running goroutine has no stack: Frames
+// says its thread's stack does not reach it.
 //
 // Of cgo (linux/amd64, Go 1.26 checked): a goroutine blocked in C is
 // listed from g.syscallsp, its frames from runtime.cgocall out, as the
@@ -78,9 +81,8 @@
 // cgocall), or on a thread C created to runtime.goexit. C frames are not
 // unwound (nothing describes them): a thread in C code gives an error,
 // not a frame. A cgo binary's signal handlers return through the C
-// library's restorer, whose signal frame is not crossed: a goroutine
-// running on a thread in a signal handler (the crashing one of a cgo
-// binary) has no stack.
+// library's restorer, outside Go code; its signal frames are crossed like
+// any other's.
 //
 // Addresses are link-time addresses: a position-independent
 // executable's memory must be given relocated by its load bias (the

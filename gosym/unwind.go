@@ -116,16 +116,20 @@ type unwindArch struct {
 func unwindArchOf(goarch string) (unwindArch, bool) {
 	switch goarch {
 	case "386":
-		return unwindArch{}, true
+		return unwindArch{sig: &sigFrameLinux386}, true
 	case "amd64":
 		return unwindArch{sig: &sigFrameLinuxAMD64}, true
-	case "arm", "mips", "mipsle":
+	case "arm":
+		return unwindArch{usesLR: true, trapBump: 4, sig: &sigFrameLinuxARM}, true
+	case "mips", "mipsle":
 		return unwindArch{usesLR: true, trapBump: 4}, true
 	case "arm64":
 		return unwindArch{usesLR: true, trapBump: 16, sig: &sigFrameLinuxARM64}, true
 	case "ppc64", "ppc64le":
-		return unwindArch{usesLR: true, trapBump: 32}, true
-	case "s390x", "riscv64", "mips64", "mips64le", "loong64":
+		return unwindArch{usesLR: true, trapBump: 32, sig: &sigFrameLinuxPPC64}, true
+	case "s390x":
+		return unwindArch{usesLR: true, trapBump: 8, sig: &sigFrameLinuxS390X}, true
+	case "riscv64", "mips64", "mips64le", "loong64":
 		return unwindArch{usesLR: true, trapBump: 8}, true
 	}
 	return unwindArch{}, false
@@ -312,7 +316,7 @@ func (u *unwinder) resolve() {
 	u.ok, u.last = true, u.stopsAt(f, u.kind)
 	u.signal = false
 	if u.arch.sig != nil {
-		if name := f.Name(); (name == "runtime.sigtramp" || name == "runtime.cgoSigtramp") && u.isLinux() {
+		if isSigtramp(f.Name()) && u.isLinux() {
 			u.signal, u.last = true, false
 		}
 	}

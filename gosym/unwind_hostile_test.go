@@ -107,7 +107,9 @@ func TestUnwindSignalLoop(t *testing.T) {
 	// context is next.
 	frame := func(sp, nextSP uint64) {
 		put(sp, ret.Entry())
-		put(sp+8, 0) // uc_flags
+		put(sp+8, 0)     // uc_flags
+		put(sp+8+24, 2)  // uc_stack.ss_flags: SS_DISABLE, no alternate stack
+		put(sp+8+304, 3) // the siginfo's si_signo, after the ucontext
 		put(sp+8+uint64(sigFrameLinuxAMD64.pc), tramp.Entry())
 		put(sp+8+uint64(sigFrameLinuxAMD64.sp), nextSP)
 	}

@@ -346,8 +346,8 @@
 // gets one line per inlined call first, marked "inlined" in a fifth field,
 // then the physical function's line. The walk follows the runtime's own
 // rules (see gosym.Table.Unwind), crossing the signal frames of linux
-// amd64 and arm64 threads (from the signal handler's runtime.sigtramp to
-// the interrupted code), and ends at the top of the stack, or with a line "unwinding stopped: REASON": a frame that cannot be
+// threads on amd64, 386, arm64, arm, ppc64, ppc64le and s390x (from the
+// signal handler's runtime.sigtramp to the interrupted code), and ends at the top of the stack, or with a line "unwinding stopped: REASON": a frame that cannot be
 // unwound, or more than N frames (100 by default, as the runtime's
 // tracebacks print at most 100 frames of a goroutine; inlined frames
 // count), as a damaged stack can loop. Addresses are link-time

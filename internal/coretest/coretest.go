@@ -181,6 +181,26 @@ func Crash(dir string, tg Target, goroot string, flags ...string) (*Run, error) 
 	if err != nil {
 		return nil, err
 	}
+	return crash(dir, tg, run, goroot, flags...)
+}
+
+// CrashUnder is Crash with the program run by the qemu-user program qemu
+// (such as qemu-i386 for 386 where the kernel has no IA-32 emulation),
+// which Crash does not use for tg. A run that does not die of SIGQUIT is
+// an error: callers that know the emulation to be unreliable retry.
+func CrashUnder(dir string, tg Target, qemu, goroot string, flags ...string) (*Run, error) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		return nil, fmt.Errorf("%w: the oracle runs on linux/amd64 hosts", ErrUnavailable)
+	}
+	path, err := exec.LookPath(qemu)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s not installed (apt-get install qemu-user; .ci/run does)", ErrUnavailable, qemu)
+	}
+	return crash(dir, tg, []string{path}, goroot, flags...)
+}
+
+// crash is Crash with the command prefix run (nil: run natively).
+func crash(dir string, tg Target, run []string, goroot string, flags ...string) (*Run, error) {
 	exe, err := Build(dir, tg.GOARCH, goroot, true, flags...)
 	if err != nil {
 		return nil, err
