@@ -143,8 +143,24 @@ const (
 	diffFirstLine = "Delve's line of a saved PC is the next instruction's, ours (the runtime's) the call's"
 	// A running goroutine whose thread is in a signal handler entered
 	// through the C library's restorer: Delve crosses it, ours does not
-	// (gosym/unwind_signal.go): an error, no frames.
+	// (gosym/unwind_signal.go): an error, no frames. Since the restorer
+	// is crossed, this no longer happens on amd64 and arm64.
 	diffRestorer = "ours stops at the C library's signal restorer (an error); Delve crosses it"
+	// A running goroutine whose thread is in a signal handler: Delve
+	// starts with the handler's frames on the signal stack (runtime.raise
+	// of dieFromSignal, sigfwdgo, sigtrampgo); the goroutine's frames,
+	// as the runtime's traceback prints them and ours lists them, start
+	// at the frame the signal interrupted.
+	diffHandler = "Delve shows the signal handler's frames on the signal stack; ours (the runtime's) start at the interrupted frame"
+	// The frame a signal interrupted: Delve gives the line of PC-1, as
+	// for a return address; the runtime (from Go 1.21) and ours the
+	// line of the PC, the instruction interrupted.
+	diffTrapLine = "Delve's line of an interrupted PC is the previous instruction's, ours (the runtime's) the PC's"
+	// Delve leaves out the caller of a frame a signal interrupted
+	// (runtime.dieFromSignal under runtime.raise) and of the frame
+	// whose fault runtime.sigpanic reports (main.main under main.deref);
+	// the runtime's traceback prints the second, and ours both.
+	diffSkipped = "Delve leaves out the caller of an interrupted or faulting frame; the runtime and ours show it"
 	// Go 1.26's _Gdeadextra goroutine of an extra M between calls from C:
 	// Delve lists it (runtime.goexit, no status), the runtime's
 	// traceback and ours leave it out as dead.
@@ -291,6 +307,14 @@ func delveDiff(ours, dlv []dlvFrame, syscall bool) (named []string, bad string) 
 		}
 		d = append(d, f)
 	}
+	// The signal handler's frames, up to runtime.sigtrampgo, are on the
+	// signal stack: the goroutine's own begin after them.
+	trap := false
+	if k := slices.IndexFunc(d, func(f dlvFrame) bool { return f.Func == "runtime.sigtrampgo" }); k >= 0 && k+1 < len(d) {
+		d = d[k+1:]
+		add(diffHandler)
+		trap = true
+	}
 	o := ours
 	if slices.Contains(named, diffCFrames) {
 		// A goroutine blocked in C, from its thread: Delve's first
@@ -309,6 +333,22 @@ func delveDiff(ours, dlv []dlvFrame, syscall bool) (named []string, bad string) 
 			o = append(o, f)
 		}
 	}
+	// Where Delve leaves out the caller of an interrupted frame or of
+	// the frame sigpanic reports, ours is compared without it.
+	if len(o) > len(d) {
+		var kept []dlvFrame
+		skip := len(o) - len(d)
+		for i, f := range o {
+			if skip > 0 && i > 0 && i < len(o)-1 && len(kept) < len(d) && f.Func != d[len(kept)].Func &&
+				((trap && i == countAt(o, o[0].PC)) || i >= 2 && o[i-2].Func == "runtime.sigpanic") {
+				skip--
+				add(diffSkipped)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		o = kept
+	}
 	if len(o) != len(d) {
 		return named, fmt.Sprintf("%d frames, Delve %d (C frames and systemstack_switch left out)", len(o), len(d))
 	}
@@ -316,6 +356,10 @@ func delveDiff(ours, dlv []dlvFrame, syscall bool) (named []string, bad string) 
 		a, b := o[i], d[i]
 		if a.Func != b.Func {
 			return named, fmt.Sprintf("frame %d: %s, Delve's %s", i, a.Func, b.Func)
+		}
+		if trap && i == 0 && a.PC == b.PC && a.File == b.File && b.Line < a.Line {
+			add(diffTrapLine)
+			continue
 		}
 		if a.PC != b.PC {
 			if syscall && a.Func == "runtime.cgocall" {
