@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gosym-dev/gosym/internal/fuzzseed"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
@@ -418,7 +419,7 @@ func FuzzSignalFrames(f *testing.F) {
 		if !crossed {
 			f.Fatalf("%s: the seed's signal frame is not crossed", c.entry)
 		}
-		f.Add(append([]byte{byte(i)}, m.data...))
+		fuzzseed.Add(f, append([]byte{byte(i)}, m.data...))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 {
