@@ -20,7 +20,7 @@ import (
 // the budget (here a small one, on a sound binary).
 func TestBudget(t *testing.T) {
 	tab := selfTable(t)
-	if got, want := budget(tab.Object()), 1<<20; got < want {
+	if got, want := limit(tab.Object()), 1<<20; got < want {
 		t.Fatalf("budget %d, less than %d", got, want)
 	}
 	for _, c := range []struct {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/budget"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -31,7 +32,7 @@ import (
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	o := makeOptions(opts)
 	b := &builder{w: w, strIdx: make(map[string]int32), pads: o.returnPads}
-	b.budget = budget(t.Object())
+	b.budget = limit(t.Object())
 	var find callFinder
 	if o.returnPads {
 		arch := ""
@@ -95,24 +96,18 @@ func (b *builder) flushIfFull() error {
 // maxChunk bounds the records and line entries Write holds in memory.
 const maxChunk = 1 << 20
 
-// budget returns how many bytes of names, and how many records, line
-// entries and return pad frames, Write accepts from obj: twice the bytes
-// its sections span in the file, and 1 MiB. A sound binary holds each
-// name at least once, and each line entry, range and call at least as a
-// byte of its tables or code; the margin is for what the sections leave
-// out and for the tables the linker shares between functions. Damaged
-// tables (a name table without NUL bytes, many functions that share one
-// long line table) would otherwise make a file, and use memory, out of
-// proportion with the binary.
-func budget(obj object.Object) int {
-	hs, _ := obj.Sections()
-	var end uint64
-	for _, h := range hs {
-		if h.Offset+h.FileSize >= h.Offset {
-			end = max(end, h.Offset+h.FileSize)
-		}
-	}
-	return int(2*min(end, math.MaxInt32) + 1<<20)
+// limit returns how many bytes of names, and how many records, line
+// entries and return pad frames, Write accepts from obj: the name budget
+// of the export formats (budget.Names: twice the bytes the sections span
+// in the file, and 1 MiB), with the span counted up to 2 GiB. A sound
+// binary holds each name at least once, and each line entry, range and
+// call at least as a byte of its tables or code; the margin is for what
+// the sections leave out and for the tables the linker shares between
+// functions. Damaged tables (a name table without NUL bytes, many
+// functions that share one long line table) would otherwise make a file,
+// and use memory, out of proportion with the binary.
+func limit(obj object.Object) int {
+	return int(min(budget.Names(obj), 2*math.MaxInt32+1<<20, math.MaxInt))
 }
 
 // decodeMu serializes the decoding of code: golang.org/x/arch's decoders
