@@ -116,24 +116,59 @@ func limit(obj object.Object) int {
 var decodeMu sync.Mutex
 
 // addAllPads adds the return pads of every function of t, in address
-// order.
+// order. The calls are found (the code decoded, one function after the
+// other) by a goroutine of their own, while this one makes the records of
+// the functions found before: decoding takes about half the time, and it
+// cannot itself run in parallel (decodeMu).
 func (b *builder) addAllPads(t *gosym.Table, find callFinder) error {
-	var rets []uint64
-	for f, err := range t.Functions() {
-		if err != nil {
-			return err
+	type calls struct {
+		f    gosym.Function
+		rets []uint64
+		err  error
+	}
+	found := make(chan calls, 256)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(found)
+		send := func(c calls) bool {
+			select {
+			case found <- c:
+				return true
+			case <-stop:
+				return false
+			}
 		}
-		if f.End() <= f.Entry() {
-			continue
+		for f, err := range t.Functions() {
+			if err != nil {
+				send(calls{err: err})
+				return
+			}
+			if f.End() <= f.Entry() {
+				continue
+			}
+			code, err := f.Code()
+			if err != nil {
+				send(calls{err: err})
+				return
+			}
+			decodeMu.Lock()
+			rets := find(code, f.Entry(), nil)
+			decodeMu.Unlock()
+			if len(rets) > 0 && !send(calls{f: f, rets: rets}) {
+				return
+			}
 		}
-		code, err := f.Code()
-		if err != nil {
-			return err
+	}()
+	for c := range found {
+		if c.err != nil {
+			return c.err
 		}
-		decodeMu.Lock()
-		rets = find(code, f.Entry(), rets[:0])
-		decodeMu.Unlock()
-		if err := b.addPads(f, rets); err != nil {
+		if err := b.addPads(c.f, c.rets); err != nil {
 			return err
 		}
 		if err := b.flushIfFull(); err != nil {
