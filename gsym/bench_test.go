@@ -3,9 +3,11 @@ package gsym
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 //	go test ./gsym -run '^$' -bench . -benchmem -count 5
 //
 // Write and lidia.Write export the go binary of the installed toolchain;
-// Lookup and LidiaLookup look up the same PCs of it in the two files;
+// Lookup looks up the same PCs of it in the two files, in three orders;
 // Size writes the test binary (which has DWARF) and has
 // llvm-gsymutil-14 --convert it, reporting both files' bytes.
 
@@ -58,52 +60,109 @@ func BenchmarkLidiaWrite(b *testing.B) {
 	reportCPU(b, start)
 }
 
-// lookupPCs returns the go binary's Table and about 10,000 of its PCs.
+// lookupPCs returns the go binary's Table and about 10,000 of its PCs
+// besides every function's entry, sorted.
 func lookupPCs(b *testing.B) (*gosym.Table, []uint64) {
 	tab := openTable(b, toolBinary(b, "go"))
 	return tab, samplePCs(functions(b, tab), 10000)
 }
 
-func BenchmarkLookup(b *testing.B) {
-	tab, pcs := lookupPCs(b)
-	r := newReader(b, writeBytes(b, tab))
-	buf := make([]gosym.Location, 0, 64)
-	for _, pc := range pcs {
-		buf, _ = r.Lookup(pc, buf) // warm: the files' paths
-	}
-	b.ReportAllocs()
-	start := cpuTime()
-	i := 0
-	for b.Loop() {
-		buf, _ = r.Lookup(pcs[i], buf)
-		if i++; i == len(pcs) {
-			i = 0
-		}
-	}
-	reportCPU(b, start)
+// lookupOrders returns the orders in which the lookup benchmarks visit
+// pcs: sorted (each function's PCs one after another), random (a fixed
+// shuffle of the same PCs) and hot (the first 64 of the random order,
+// again and again, as a profile's few hot stacks).
+func lookupOrders(pcs []uint64) map[string][]uint64 {
+	random := slices.Clone(pcs)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(random), func(i, j int) { random[i], random[j] = random[j], random[i] })
+	return map[string][]uint64{"sorted": pcs, "random": random, "hot": random[:64]}
 }
 
-func BenchmarkLidiaLookup(b *testing.B) {
+// BenchmarkLookup looks up the same PCs of the go binary in the GSYM file
+// (Reader) and the Lidia file (lidia.Reader) written for it, in the
+// orders of lookupOrders, after one lookup of each PC (Reader indexes
+// the file on its first lookup; lidia.Reader when it opens it).
+func BenchmarkLookup(b *testing.B) {
 	tab, pcs := lookupPCs(b)
-	var data bytes.Buffer
-	if err := lidia.Write(&data, tab); err != nil {
+	var ld bytes.Buffer
+	if err := lidia.Write(&ld, tab); err != nil {
 		b.Fatal(err)
 	}
-	r, err := lidia.NewReader(data.Bytes())
+	lr, err := lidia.NewReader(ld.Bytes())
 	if err != nil {
 		b.Fatal(err)
 	}
-	buf := make([]gosym.Location, 0, 64)
-	b.ReportAllocs()
-	start := cpuTime()
-	i := 0
-	for b.Loop() {
-		buf, _ = r.Lookup(pcs[i], buf)
-		if i++; i == len(pcs) {
-			i = 0
+	gr := newReader(b, writeBytes(b, tab))
+	readers := []struct {
+		name   string
+		lookup func(uint64, []gosym.Location) ([]gosym.Location, error)
+	}{{"gsym", gr.Lookup}, {"lidia", lr.Lookup}}
+	orders := lookupOrders(pcs)
+	for _, order := range []string{"sorted", "random", "hot"} {
+		for _, rd := range readers {
+			b.Run(order+"/"+rd.name, func(b *testing.B) {
+				pcs := orders[order]
+				buf := make([]gosym.Location, 0, 64)
+				for _, pc := range pcs {
+					if buf, err = rd.lookup(pc, buf); err != nil {
+						b.Fatalf("%#x: %v", pc, err)
+					}
+				}
+				b.ReportAllocs()
+				start := cpuTime()
+				i := 0
+				for b.Loop() {
+					buf, _ = rd.lookup(pcs[i], buf)
+					if i++; i == len(pcs) {
+						i = 0
+					}
+				}
+				reportCPU(b, start)
+			})
 		}
 	}
-	reportCPU(b, start)
+}
+
+// BenchmarkFirstLookup opens the GSYM file and the Lidia file of the go
+// binary and looks up one PC: the cost of Reader's file index, built on
+// the first lookup, next to lidia.Reader's, built when it opens a file.
+func BenchmarkFirstLookup(b *testing.B) {
+	tab, pcs := lookupPCs(b)
+	var ld bytes.Buffer
+	if err := lidia.Write(&ld, tab); err != nil {
+		b.Fatal(err)
+	}
+	gd := writeBytes(b, tab)
+	pc := pcs[len(pcs)/2]
+	b.Run("gsym", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		for b.Loop() {
+			r, err := NewReader(gd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Lookup(pc, nil); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(indexBytes(r.fileIndex())), "index-bytes")
+		}
+		reportCPU(b, start)
+		b.ReportMetric(float64(len(gd)), "file-bytes")
+	})
+	b.Run("lidia", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		for b.Loop() {
+			r, err := lidia.NewReader(ld.Bytes())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Lookup(pc, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	})
 }
 
 // BenchmarkSize reports the size of the GSYM files written by Write and

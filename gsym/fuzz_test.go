@@ -11,7 +11,8 @@ import (
 
 // FuzzNewReader opens fuzzed bytes and looks up addresses in them: an
 // error must wrap ErrCorrupted (NewReader, Lookup) or gosym.ErrPCNotFound
-// (Lookup), and nothing may panic. The seeds are the synthetic file of
+// (Lookup), nothing may panic, and Lookup must answer as reading the
+// FunctionInfos in place does. The seeds are the synthetic file of
 // TestSmallFile (line rows in three files, an inline tree two deep) in
 // both byte orders, and the same file with 1-byte address offsets.
 func FuzzNewReader(f *testing.F) {
@@ -42,6 +43,13 @@ func FuzzNewReader(f *testing.F) {
 			}
 			if len(locs) > maxDepth+1 {
 				t.Fatalf("Lookup(%#x): %d frames", a, len(locs))
+			}
+			// The file index must answer as reading in place does.
+			if r.NumAddresses() > 0 && a >= r.base {
+				want, werr := r.lookupInfos(nil, a, false)
+				if (err == nil) != (werr == nil) || errors.Is(err, gosym.ErrPCNotFound) != errors.Is(werr, gosym.ErrPCNotFound) || !sameFrames(locs, want) {
+					t.Fatalf("Lookup(%#x) = %v, %v; in place %v, %v", a, locs, err, want, werr)
+				}
 			}
 		}
 	})

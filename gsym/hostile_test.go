@@ -174,7 +174,7 @@ func TestNamesBounded(t *testing.T) {
 	if n > int64(len(bin)) {
 		t.Errorf("Write wrote %d bytes, more than the binary's %d", n, len(bin))
 	}
-	// The names may take twice the binary and 1 MiB (nameBudget), and
+	// The names may take twice the binary and 1 MiB (budget.Names), and
 	// their map as much again.
 	if limit := sound + 5*uint64(len(bin)); alloc > limit {
 		t.Errorf("Write allocated %d bytes, more than %d (the sound binary's %d and 5 times its size)", alloc, limit, sound)

@@ -21,6 +21,7 @@ type funcIndex struct {
 	start    uint64
 	rows     []fileLine // sorted by off; file: an index into paths, or badFile
 	paths    []string   // the paths of the files of the rows
+	files    []uint32   // their numbers in the file table
 	nodes    []inode    // the inline tree, root first; nil: none
 }
 
@@ -37,7 +38,7 @@ type inode struct {
 	ranges   []pcRange
 	// kids are the ranges of the children, each with its child, in the
 	// order of the file, for a scan in that order where they overlap
-	// (linear); nil once sorted is made.
+	// (linear); empty once sorted is made.
 	kids   []kidRange
 	linear bool
 	// sorted are kids, sorted, as offsets from the function's start,
@@ -74,21 +75,45 @@ func (r *Reader) index(i int, fi []byte, start uint64) *funcIndex {
 
 // makeIndex decodes fi, or returns nil.
 func (r *Reader) makeIndex(fi []byte, start uint64) *funcIndex {
-	name := r.o.Uint32(fi[4:])
-	if name == 0 {
+	x := new(funcIndex)
+	if !r.decodeIndex(x, fi, start, nil) {
 		return nil
 	}
-	x := &funcIndex{name: r.str(name), start: start, size: r.o.Uint32(fi)}
+	return x
+}
+
+// indexScratch is the memory decodeIndex reuses from one function to the
+// next when the file index decodes every function in turn.
+type indexScratch struct {
+	local map[uint32]uint32
+	kids  []kidRange
+}
+
+// decodeIndex decodes fi into x and reports whether it has an index. With
+// s, it reuses the memory of x (the index of another function, no longer
+// needed) and of s.
+func (r *Reader) decodeIndex(x *funcIndex, fi []byte, start uint64, s *indexScratch) bool {
+	name := r.o.Uint32(fi[4:])
+	if name == 0 {
+		return false
+	}
+	if s == nil {
+		s = &indexScratch{}
+	}
+	*x = funcIndex{
+		name: r.str(name), start: start, size: r.o.Uint32(fi),
+		rows: x.rows[:0], paths: x.paths[:0], files: x.files[:0], nodes: x.nodes[:0],
+	}
 	var lineData, inlineData []byte
 	p := fi[8:]
 	for {
 		if len(p) < 8 {
-			return nil
+			return false
 		}
 		typ, n := r.o.Uint32(p), uint64(r.o.Uint32(p[4:]))
 		p = p[8:]
 		if n > uint64(len(p)) {
-			return nil
+			return false
 		}
 		switch typ {
 		case infoLines:
@@ -102,16 +127,16 @@ func (r *Reader) makeIndex(fi []byte, start uint64) *funcIndex {
 		}
 	}
 	if !x.hasLines {
-		return x // the name only, whatever the rest holds
+		return true // the name only, whatever the rest holds
 	}
 	if !r.decodeRows(x, lineData, start) {
-		return nil
+		return false
 	}
-	r.localFiles(x)
-	if inlineData != nil && !r.decodeTree(x, inlineData, start) {
-		return nil
+	r.localFiles(x, s)
+	if inlineData != nil && !r.decodeTree(x, inlineData, start, s) {
+		return false
 	}
-	return x
+	return true
 }
 
 // decodeRows decodes a line table whole into x.rows, and reports whether
@@ -185,8 +210,12 @@ const badFile = math.MaxUint32
 
 // localFiles resolves the files of x's rows into x.paths, numbering
 // them anew, so that a lookup reads the path next to the rows.
-func (r *Reader) localFiles(x *funcIndex) {
-	local := map[uint32]uint32{}
+func (r *Reader) localFiles(x *funcIndex, s *indexScratch) {
+	if s.local == nil {
+		s.local = map[uint32]uint32{}
+	}
+	local := s.local
+	clear(local)
 	for i := range x.rows {
 		f := x.rows[i].file
 		k, ok := local[f]
@@ -196,6 +225,7 @@ func (r *Reader) localFiles(x *funcIndex) {
 				if p, err := r.path(f); err == nil {
 					k = uint32(len(x.paths))
 					x.paths = append(x.paths, p)
+					x.files = append(x.files, f)
 				}
 			}
 			local[f] = k
@@ -205,9 +235,9 @@ func (r *Reader) localFiles(x *funcIndex) {
 }
 
 // decodeTree decodes an inline tree whole into x.nodes, and reports
-// whether it is sound: it ends, it nests at most maxDepth deep, and
+// whether it is sound: it ends, it nests less than maxDepth deep, and
 // every call file is in the file table.
-func (r *Reader) decodeTree(x *funcIndex, p []byte, start uint64) bool {
+func (r *Reader) decodeTree(x *funcIndex, p []byte, start uint64, s *indexScratch) bool {
 	type open struct {
 		node int32
 		base uint64
@@ -235,7 +265,13 @@ parse:
 		if nr > uint64(len(p))/2 {
 			return false
 		}
-		n := inode{ranges: make([]pcRange, 0, nr)}
+		var n inode
+		if k := len(x.nodes); k < cap(x.nodes) {
+			// The memory of the node that had this place before.
+			old := x.nodes[:k+1][k]
+			n.ranges, n.kids, n.sorted = old.ranges[:0], old.kids[:0], old.sorted[:0]
+		}
+		n.ranges = slices.Grow(n.ranges, int(nr))
 		var first uint64
 		for j := uint64(0); j < nr; j++ {
 			off, k, err := uleb(p)
@@ -299,7 +335,9 @@ parse:
 			break
 		}
 		if children {
-			if len(stack) >= maxDepth {
+			if len(stack) >= maxDepth-1 {
+				// Deeper nodes would make more frames than the
+				// reading in place allows (maxDepth).
 				return false
 			}
 			stack = append(stack, open{id, first})
@@ -310,7 +348,8 @@ parse:
 	// is scanned in order instead.
 	for i := range x.nodes {
 		n := &x.nodes[i]
-		kids := slices.Clone(n.kids)
+		s.kids = append(s.kids[:0], n.kids...)
+		kids := s.kids
 		slices.SortStableFunc(kids, func(a, b kidRange) int {
 			switch {
 			case a.lo < b.lo:
@@ -331,11 +370,11 @@ parse:
 			n.linear = true
 			continue
 		}
-		n.sorted = make([]kidOff, len(kids))
+		n.sorted = slices.Grow(n.sorted[:0], len(kids))[:len(kids)]
 		for j, k := range kids {
 			n.sorted[j] = kidOff{uint32(k.lo - start), uint32(k.hi - start), k.node}
 		}
-		n.kids = nil
+		n.kids = n.kids[:0]
 	}
 	return true
 }

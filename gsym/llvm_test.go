@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/corpussample"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
@@ -166,18 +167,16 @@ type oracleBinary struct {
 
 // oracleBinaries returns the binaries of the llvm-gsymutil oracles: the
 // test program built by the installed toolchain, with DWARF and without
-// (objtest), and every corpus entry (the whole matrix with
-// GOSYM_CORPUS_DIR).
+// (objtest), and every corpus entry (with GOSYM_CORPUS_DIR, a sample of
+// the full matrix that covers every release, target and variant:
+// corpussample).
 func oracleBinaries(t *testing.T) []oracleBinary {
 	var bins []oracleBinary
 	for _, tg := range []objtest.Target{objtest.LinuxAMD64, objtest.LinuxStripped} {
 		p := objtest.Path(t, tg)
 		bins = append(bins, oracleBinary{"hello." + tg.Name, openTable(t, p), p})
 	}
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
+	entries := corpussample.Test(t)
 	dir := t.TempDir()
 	for _, e := range entries {
 		tab, bin := entryTable(t, e)

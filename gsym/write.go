@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/budget"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -42,7 +43,7 @@ func Write(w io.Writer, t *gosym.Table) error {
 		order:    byteOrder(obj.Endian()),
 		strOff:   make(map[string]uint32, t.NumFunctions()+t.NumFunctions()/4),
 		fileIdx:  make(map[string]uint32),
-		maxNames: nameBudget(obj),
+		maxNames: budget.Names(obj),
 		empty:    math.MaxUint32,
 	}
 	b.strs = append(b.strs, 0) // "" at offset 0
@@ -80,21 +81,6 @@ func byteOrder(o binary.ByteOrder) endian {
 		return binary.BigEndian
 	}
 	return binary.LittleEndian
-}
-
-// nameBudget returns the most bytes of distinct names and file names
-// Write accepts from obj: twice the bytes its sections span in the file,
-// and 1 MiB, as lidia.Write allows. A sound binary holds each name it has
-// at least once, so its names total at most its size.
-func nameBudget(obj object.Object) uint64 {
-	hs, _ := obj.Sections()
-	var end uint64
-	for _, h := range hs {
-		if h.Offset+h.FileSize >= h.Offset {
-			end = max(end, h.Offset+h.FileSize)
-		}
-	}
-	return 2*min(end, math.MaxUint32) + 1<<20
 }
 
 // builder accumulates the tables of a file, function by function.

@@ -119,7 +119,7 @@ func TestNamesBounded(t *testing.T) {
 	if n > int64(len(bin)) {
 		t.Errorf("Write wrote %d bytes, more than the binary's %d", n, len(bin))
 	}
-	// The names may take twice the binary and 1 MiB (nameBudget).
+	// The names may take twice the binary and 1 MiB (budget.Names).
 	if limit := sound + 3*uint64(len(bin)); alloc > limit {
 		t.Errorf("Write allocated %d bytes, more than %d (the sound binary's %d and 3 times its size)", alloc, limit, sound)
 	}

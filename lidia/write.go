@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/budget"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -28,7 +29,7 @@ import (
 // memory out of proportion with the binary.
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	b := newBuilder(makeOptions(opts), t.NumFunctions())
-	b.maxNames = nameBudget(t.Object())
+	b.maxNames = budget.Names(t.Object())
 	syms := object.FuncSymbols(t.Object())
 	k := 0
 	for f, err := range t.Functions() {
@@ -43,24 +44,6 @@ func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	}
 	b.addSymbols(syms, k, math.MaxUint64)
 	return b.writeTo(w)
-}
-
-// nameBudget returns the most bytes of names (strings without their
-// length fields) Write accepts from obj: twice the bytes its sections
-// span in the file, and 1 MiB. A sound binary holds each name it has at
-// least once (a Go function's name is in the pclntab, and usually in the
-// symbol table too), so its names total at most its size; the margin is
-// for names the sections leave out (Mach-O's symbol table lies outside
-// them) and the tail-merged string tables of some linkers.
-func nameBudget(obj object.Object) uint64 {
-	hs, _ := obj.Sections()
-	var end uint64
-	for _, h := range hs {
-		if h.Offset+h.FileSize >= h.Offset {
-			end = max(end, h.Offset+h.FileSize)
-		}
-	}
-	return 2*min(end, math.MaxUint32) + 1<<20
 }
 
 // maxWalk bounds the number of ranges Pyroscope's lookup reads, walking
@@ -155,7 +138,7 @@ type builder struct {
 	strs     byteList
 	strOff   map[string]uint32
 	names    uint64 // bytes of the strings in strs, without length fields
-	maxNames uint64 // the most names may total (nameBudget)
+	maxNames uint64 // the most names may total (budget.Names)
 	strCache [1 << 12]strCacheEntry
 
 	// Per-function state, reused. The frames of a function are nodes: a

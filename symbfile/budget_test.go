@@ -20,7 +20,7 @@ import (
 // the budget (here a small one, on a sound binary).
 func TestBudget(t *testing.T) {
 	tab := selfTable(t)
-	if got, want := budget(tab.Object()), 1<<20; got < want {
+	if got, want := limit(tab.Object()), 1<<20; got < want {
 		t.Fatalf("budget %d, less than %d", got, want)
 	}
 	for _, c := range []struct {
@@ -31,6 +31,27 @@ func TestBudget(t *testing.T) {
 		err := b.addAllRanges(tab)
 		if !errors.Is(err, gosym.ErrCorrupted) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("over the budget: %v; want ErrCorrupted saying %q", err, c.want)
+		}
+	}
+}
+
+// TestBudgetPads checks that Write with return pads stops, with an error
+// wrapping gosym.ErrCorrupted, once the names or pad frames exceed the
+// budget,
+// while the goroutine that finds the calls is still sending them: the
+// error comes back, and the goroutine ends (the race detector sees it, in
+// the race tests).
+func TestBudgetPads(t *testing.T) {
+	tab := selfTable(t)
+	find, err := callFinderFor(tab.Object().(object.Describer).Arch(), tab.Object())
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, budget := range []int{0, 1000, 100000} {
+		b := &builder{w: io.Discard, strIdx: map[string]int32{}, pads: true, budget: budget}
+		err := b.addAllPads(tab, find)
+		if !errors.Is(err, gosym.ErrCorrupted) || !strings.Contains(err.Error(), "out of proportion") {
+			t.Errorf("budget %d: %v; want ErrCorrupted saying the file is out of proportion", budget, err)
 		}
 	}
 }

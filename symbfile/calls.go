@@ -37,18 +37,7 @@ func callFinderFor(arch string, obj object.Object) (callFinder, error) {
 			mode = 32
 		}
 		return func(code []byte, pc uint64, rets []uint64) []uint64 {
-			for i := 0; i < len(code); {
-				inst, err := x86asm.Decode(code[i:], mode)
-				if err != nil || inst.Len == 0 || inst.Op == 0 {
-					i++
-					continue
-				}
-				i += inst.Len
-				if inst.Op == x86asm.CALL || inst.Op == x86asm.LCALL {
-					rets = append(rets, pc+uint64(i))
-				}
-			}
-			return rets
+			return x86Calls(code, pc, mode, true, rets)
 		}, nil
 	case "arm64":
 		return words(binary.LittleEndian, func(w uint32, b []byte) bool {
@@ -103,6 +92,32 @@ func callFinderFor(arch string, obj object.Object) (callFinder, error) {
 		return nil, fmt.Errorf("symbfile: cannot find return pads: unknown architecture")
 	}
 	return nil, fmt.Errorf("symbfile: cannot find return pads in %s code (only %s)", arch, strings.Join(CallArchitectures, ", "))
+}
+
+// x86Calls is the callFinder of x86 in mode 64 or 32, with the fast path
+// for common instructions (x86len.go) if fast is true.
+func x86Calls(code []byte, pc uint64, mode int, fast bool, rets []uint64) []uint64 {
+	for i := 0; i < len(code); {
+		if fast {
+			if n, call := x86Len(code[i:], mode); n > 0 {
+				i += n
+				if call {
+					rets = append(rets, pc+uint64(i))
+				}
+				continue
+			}
+		}
+		inst, err := x86asm.Decode(code[i:], mode)
+		if err != nil || inst.Len == 0 || inst.Op == 0 {
+			i++
+			continue
+		}
+		i += inst.Len
+		if inst.Op == x86asm.CALL || inst.Op == x86asm.LCALL {
+			rets = append(rets, pc+uint64(i))
+		}
+	}
+	return rets
 }
 
 // words returns the callFinder of an architecture of 4-byte instructions

@@ -65,7 +65,9 @@
 // frame but the innermost, the call site of the next. Write finds the call
 // instructions by decoding each function's code with golang.org/x/arch,
 // from its entry to the end of its line table, instruction after
-// instruction as go tool objdump does (architectures: CallArchitectures).
+// instruction as go tool objdump does (architectures: CallArchitectures;
+// on x86 the lengths of the common instructions are read from their
+// opcode, ModRM and SIB bytes without the decoder, with the same result).
 // In assembly functions with instructions the decoder does not know (x86
 // VEX-encoded ones: AVX), decoding can lose the instruction boundaries, as
 // objdump's does, and find a call where there is none or miss one; the

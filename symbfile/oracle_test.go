@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/gosym-dev/gosym/internal/corpussample"
 	"os"
 	"os/exec"
 	"slices"
@@ -468,10 +469,7 @@ func TestOracleSelf(t *testing.T) {
 
 func TestOracleCorpus(t *testing.T) {
 	protoc(t)
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
+	entries := corpussample.Test(t)
 	for _, e := range entries {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()

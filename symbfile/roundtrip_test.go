@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/corpussample"
 	"github.com/gosym-dev/gosym/internal/objtest"
-	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
 // roundTrip checks a file of ranges written for tab at every PC of every
@@ -55,10 +55,7 @@ func TestRoundTripSelf(t *testing.T) {
 }
 
 func TestRoundTripCorpus(t *testing.T) {
-	entries, err := testcorpus.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
+	entries := corpussample.Test(t)
 	for _, e := range entries {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/gosym-dev/gosym/gosym"
+	"github.com/gosym-dev/gosym/internal/budget"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -31,7 +32,7 @@ import (
 func Write(w io.Writer, t *gosym.Table, opts ...Option) error {
 	o := makeOptions(opts)
 	b := &builder{w: w, strIdx: make(map[string]int32), pads: o.returnPads}
-	b.budget = budget(t.Object())
+	b.budget = limit(t.Object())
 	var find callFinder
 	if o.returnPads {
 		arch := ""
@@ -95,24 +96,18 @@ func (b *builder) flushIfFull() error {
 // maxChunk bounds the records and line entries Write holds in memory.
 const maxChunk = 1 << 20
 
-// budget returns how many bytes of names, and how many records, line
-// entries and return pad frames, Write accepts from obj: twice the bytes
-// its sections span in the file, and 1 MiB. A sound binary holds each
-// name at least once, and each line entry, range and call at least as a
-// byte of its tables or code; the margin is for what the sections leave
-// out and for the tables the linker shares between functions. Damaged
-// tables (a name table without NUL bytes, many functions that share one
-// long line table) would otherwise make a file, and use memory, out of
-// proportion with the binary.
-func budget(obj object.Object) int {
-	hs, _ := obj.Sections()
-	var end uint64
-	for _, h := range hs {
-		if h.Offset+h.FileSize >= h.Offset {
-			end = max(end, h.Offset+h.FileSize)
-		}
-	}
-	return int(2*min(end, math.MaxInt32) + 1<<20)
+// limit returns how many bytes of names, and how many records, line
+// entries and return pad frames, Write accepts from obj: the name budget
+// of the export formats (budget.Names: twice the bytes the sections span
+// in the file, and 1 MiB), with the span counted up to 2 GiB. A sound
+// binary holds each name at least once, and each line entry, range and
+// call at least as a byte of its tables or code; the margin is for what
+// the sections leave out and for the tables the linker shares between
+// functions. Damaged tables (a name table without NUL bytes, many
+// functions that share one long line table) would otherwise make a file,
+// and use memory, out of proportion with the binary.
+func limit(obj object.Object) int {
+	return int(min(budget.Names(obj), 2*math.MaxInt32+1<<20, math.MaxInt))
 }
 
 // decodeMu serializes the decoding of code: golang.org/x/arch's decoders
@@ -121,24 +116,59 @@ func budget(obj object.Object) int {
 var decodeMu sync.Mutex
 
 // addAllPads adds the return pads of every function of t, in address
-// order.
+// order. The calls are found (the code decoded, one function after the
+// other) by a goroutine of their own, while this one makes the records of
+// the functions found before: decoding takes about half the time, and it
+// cannot itself run in parallel (decodeMu).
 func (b *builder) addAllPads(t *gosym.Table, find callFinder) error {
-	var rets []uint64
-	for f, err := range t.Functions() {
-		if err != nil {
-			return err
+	type calls struct {
+		f    gosym.Function
+		rets []uint64
+		err  error
+	}
+	found := make(chan calls, 256)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(found)
+		send := func(c calls) bool {
+			select {
+			case found <- c:
+				return true
+			case <-stop:
+				return false
+			}
 		}
-		if f.End() <= f.Entry() {
-			continue
+		for f, err := range t.Functions() {
+			if err != nil {
+				send(calls{err: err})
+				return
+			}
+			if f.End() <= f.Entry() {
+				continue
+			}
+			code, err := f.Code()
+			if err != nil {
+				send(calls{err: err})
+				return
+			}
+			decodeMu.Lock()
+			rets := find(code, f.Entry(), nil)
+			decodeMu.Unlock()
+			if len(rets) > 0 && !send(calls{f: f, rets: rets}) {
+				return
+			}
 		}
-		code, err := f.Code()
-		if err != nil {
-			return err
+	}()
+	for c := range found {
+		if c.err != nil {
+			return c.err
 		}
-		decodeMu.Lock()
-		rets = find(code, f.Entry(), rets[:0])
-		decodeMu.Unlock()
-		if err := b.addPads(f, rets); err != nil {
+		if err := b.addPads(c.f, c.rets); err != nil {
 			return err
 		}
 		if err := b.flushIfFull(); err != nil {
