@@ -253,13 +253,14 @@ func sectionName(s object.SectionHeader) string {
 // whatever the byte order. The scan reads that word at each 4-aligned
 // offset with one load and one mask, which rejects nearly all data (zeros
 // and random bytes alike) at a few bytes per cycle. A position that
-// passes is tested by cheap, allocation-free checks that grow in cost as
-// they go (the magic's bytes, the header's offsets, the function name
-// table's first of all, then
-// eight functab entries and their records, each read in constant time),
-// so that the scan is linear on any data, with a small constant even on
-// data made so that every word passes the first test (BENCHMARKS.md,
-// "Scanning for a hidden table").
+// passes is tested by allocation-free checks that grow in cost as they go:
+// the magic's bytes; one word of the header (where the function name
+// table starts: nameTableNear for a known magic, nameTableFollows for an
+// unknown one); the header's offsets (header.read); then eight functab
+// entries and their records, each read in constant time (plausibleFuncs).
+// The scan is linear on any data, with a constant that data made so that
+// every position passes the first tests, or decodes as a header, keeps
+// small (BENCHMARKS.md, "Scanning for a hidden table").
 func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 	known, unknown = -1, -1
 	for off := int((4 - addr%4) % 4); off+8 <= len(b); off += 4 {
@@ -318,8 +319,9 @@ func nameTableFollows(b []byte) bool {
 }
 
 // plausiblePclntab checks a candidate header with a known magic found by
-// scanning: it must decode, and its first functions must be sorted and
-// point at records inside the table whose own entries agree.
+// scanning: it must decode, a Go 1.16+ header with its function name
+// table near its end (nameTableNear), and its first functions must be
+// sorted and point at records inside the table whose own entries agree.
 func plausiblePclntab(b []byte) bool {
 	m, rd, ok := parseMagic(b)
 	return ok && plausibleKnown(b, m, rd)
@@ -328,6 +330,9 @@ func plausiblePclntab(b []byte) bool {
 // plausibleKnown is plausiblePclntab for the magic and reader that
 // parseMagic returned.
 func plausibleKnown(b []byte, m magic, rd reader) bool {
+	if m != magic12 && !nameTableNear(b, rd) {
+		return false
+	}
 	var h header
 	if !h.readKnown(b, m, rd).ok() || h.nfunc == 0 {
 		return false
@@ -355,6 +360,22 @@ func plausibleUnknown(b []byte) bool {
 		return false
 	}
 	return plausibleFuncs(&h, &layouts120[h.rd.ptrSize/8], false)
+}
+
+// nameTableNear reports whether the function name table of the Go 1.16+
+// header at the start of b, read with rd, starts less than 256 bytes
+// after the end of a header of eight or seven words. The linker aligns
+// the table to at most 32 bytes (0x60 after Go 1.18's 0x48-byte header,
+// right after it in Go 1.16, 1.21 on arm, 1.26): a test of one word
+// before a header is decoded.
+func nameTableNear(b []byte, rd reader) bool {
+	p := rd.ptrSize
+	for words := 8; words >= 7; words-- {
+		if i := 8 + (words-5)*p; i+p <= len(b) && rd.ptr(b[i:])-uint64(8+words*p) < 256 {
+			return true
+		}
+	}
+	return false
 }
 
 // layouts120 are the Go 1.20 layouts for 4- and 8-byte pointers, with
