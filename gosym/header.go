@@ -68,7 +68,7 @@ func entrySize(m magic, p int) uint64 {
 // 4, a pointer size of 4 or 8), the function name table starts right
 // after the header, as the linker places it, and every offset is in order
 // and in range. The functab and the records are checked afterwards
-// (plausibleTable, Table.repair).
+// (plausibleUnknown for the scan, Table.validate at open).
 
 // magicless reports whether data starts like a pclntab header apart from
 // its magic, and returns the reader the header's fields say.
