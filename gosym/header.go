@@ -282,19 +282,22 @@ func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault 
 	}
 	nfunc, es := word(0), entrySize(m, rd.ptrSize)
 	rest := size - pcln
-	if nfunc > rest/es {
+	if nfunc > rest || nfunc*es > rest { // nfunc > rest/es, without a division (nfunc*es cannot overflow)
 		return headerFault{what: faultNfunc, a: nfunc}
 	}
 	end := nfunc*es + es/2 // the sentinel is one entry PC
 	if end > rest {
 		return headerFault{what: faultFunctab}
 	}
-	*h = header{magic: m, stored: rd.u32(data), rd: rd, quantum: uint32(data[6]), words: int(nwords),
-		nfunc: nfunc, nfiles: word(1),
-		names: data[funcname:cu], cutab: data[cu:filetab], filetab: data[filetab:pctab],
-		pctab: data[pctab:pcln], funcs: data[pcln:], functab: data[pcln : pcln+end]}
+	// Every field, one by one: assigning a composite literal to *h would
+	// copy it through the runtime (typedmemmove), which costs more than
+	// the rest of decode in the scan of a file full of such headers.
+	h.magic, h.stored, h.rd, h.quantum, h.words = m, rd.u32(data), rd, uint32(data[6]), int(nwords)
+	h.nfunc, h.nfiles, h.textStart, h.entryKey, h.funcIDBeyond = nfunc, word(1), 0, 0, 0
 	if nwords == 8 {
 		h.textStart = word(2)
 	}
+	h.names, h.cutab, h.filetab = data[funcname:cu], data[cu:filetab], data[filetab:pctab]
+	h.pctab, h.funcs, h.functab = data[pctab:pcln], data[pcln:], data[pcln:pcln+end]
 	return headerFault{}
 }
