@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
@@ -247,166 +248,193 @@ func sectionName(s object.SectionHeader) string {
 // header with a known magic, and, if wantUnknown, the first one whose
 // magic is unknown but whose structure is a header's; -1 for none.
 //
-// A header is pointer-aligned, and its second word holds two zero bytes,
-// the quantum (1, 2 or 4) and the pointer size (4 or 8) in that order
-// whatever the byte order. The scan looks for the pointer-size bytes with
-// bytes.IndexByte, which skips data without them (zeros, text, most
-// tables) at memory speed, and checks each hit at a 4-aligned address
-// with a few byte comparisons: no allocation, constant work per hit, so
-// the scan is linear on any data. Where hits are dense it steps word by
-// word instead.
+// A header is 4-aligned, and its second word holds two zero bytes, the
+// quantum (1, 2 or 4) and the pointer size (4 or 8) in that order,
+// whatever the byte order. The scan reads that word at each 4-aligned
+// offset with one load and one mask, which rejects nearly all data (zeros
+// and random bytes alike) at a few bytes per cycle. A position that
+// passes is tested by allocation-free checks that grow in cost as they go:
+// the magic's bytes; one word of the header (where the function name
+// table starts: nameTableNear for a known magic, nameTableFollows for an
+// unknown one); the header's offsets (header.read); then eight functab
+// entries and their records, each read in constant time (plausibleFuncs).
+// The scan is linear on any data, with a constant that data made so that
+// every position passes the first tests, or decodes as a header, keeps
+// small (BENCHMARKS.md, "Scanning for a hidden table").
 func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 	known, unknown = -1, -1
-	for _, ps := range []byte{8, 4} {
-		k, u := scanPtrSize(b, addr, ps, wantUnknown)
-		if k >= 0 && (known < 0 || k < known) {
-			known = k
-		}
-		if u >= 0 && (unknown < 0 || u < unknown) {
-			unknown = u
-		}
-	}
-	return known, unknown
-}
-
-// scanPtrSize is scanPclntab for headers of pointer size ps. It stops at
-// the first known one.
-func scanPtrSize(b []byte, addr uint64, ps byte, wantUnknown bool) (known, unknown int) {
-	known, unknown = -1, -1
-	// check tests the candidate header at off, whose second word passed.
-	check := func(off int) bool {
-		if b[off+3] == 0xff || b[off] == 0xff {
-			if _, _, ok := parseMagic(b[off:]); ok {
-				return plausiblePclntab(b[off:])
-			}
-		}
-		if wantUnknown && unknown < 0 && nameTableFollows(b[off:]) && plausibleUnknown(b[off:]) {
-			unknown = off
-		}
-		return false
-	}
-	// hdrWord reports whether the 4 bytes at off+4 are a header's second
-	// word, but for the pointer size.
-	hdrWord := func(off int) bool {
-		q := b[off+6]
-		return b[off+4] == 0 && b[off+5] == 0 && (q == 1 || q == 2 || q == 4)
-	}
-	mis := int(addr % 4)
-	const window = 4096 // bytes stepped word by word where hits are dense
-	near := 0           // consecutive hits less than 16 bytes apart
-	for from := 7; from < len(b); {
-		i := bytes.IndexByte(b[from:], ps)
-		if i < 0 {
-			break
-		}
-		if i < 16 {
-			near++
-		} else {
-			near = 0
-		}
-		i += from
-		from = i + 1
-		off := i - 7
-		if (off+mis)%4 == 0 && hdrWord(off) && check(off) {
-			return off, unknown
-		}
-		if near < 64 {
+	for off := int((4 - addr%4) % 4); off+8 <= len(b); off += 4 {
+		// Bytes 4 and 5 zero, byte 6 at most 7, byte 7 one of 4, 8, 12:
+		// a superset of a header's second word, in one test.
+		if w := binary.LittleEndian.Uint32(b[off+4 : off+8]); w&0xf3f8ffff != 0 || w&0x0c000000 == 0 {
 			continue
 		}
-		// Dense: every aligned word of the next window.
-		near = 0
-		off += (4 - (off+mis)%4) % 4
-		end := min(len(b)-8, off+window)
-		for ; off <= end; off += 4 {
-			if b[off+7] == ps && hdrWord(off) && check(off) {
-				return off, unknown
+		c := b[off:]
+		if c[0] == 0xff || c[3] == 0xff { // a known magic's first or last byte
+			if m, rd, ok := parseMagic(c); ok {
+				if plausibleKnown(c, m, rd) {
+					return off, unknown
+				}
+				continue
 			}
 		}
-		from = off + 7
+		if wantUnknown && unknown < 0 && nameTableFollows(c) && plausibleUnknown(c) {
+			unknown = off
+		}
 	}
 	return known, unknown
 }
 
-// nameTableFollows is headerShape's first test reduced to one byte per
-// layout and byte order, for the scan: the function name table's offset,
-// 8 + words × pointer size (less than 256), is the low byte of its word.
+// nameTableFollows reports whether the function name table of a header
+// at the start of b, of pointer size b[7], starts right after a header of
+// eight or seven words, in either byte order, as the linker places it in
+// the tables garble writes (Go 1.27; not in every release: Go 1.20's
+// starts at 0x60, after padding): nameTableAt for the four layouts,
+// unrolled, so that the scan may ask it of every position whose second
+// word passed before reading an unknown magic's header.
 func nameTableFollows(b []byte) bool {
-	p := int(b[7])
-	for n := 8; n >= 7; n-- {
-		pos, v := 8+(n-5)*p, byte(8+n*p)
-		if pos+p <= len(b) && (b[pos] == v || b[pos+p-1] == v) {
+	switch b[7] {
+	case 8: // the offset is 8+8*8 at byte 32, or 8+7*8 at byte 24
+		if len(b) >= 40 {
+			if x := binary.LittleEndian.Uint64(b[32:40]); x == 72 || x == 72<<56 {
+				return true
+			}
+		}
+		if len(b) >= 32 {
+			x := binary.LittleEndian.Uint64(b[24:32])
+			return x == 64 || x == 64<<56
+		}
+	case 4: // 8+8*4 at byte 20, or 8+7*4 at byte 16
+		if len(b) >= 24 {
+			if x := binary.LittleEndian.Uint32(b[20:24]); x == 40 || x == 40<<24 {
+				return true
+			}
+		}
+		if len(b) >= 20 {
+			x := binary.LittleEndian.Uint32(b[16:20])
+			return x == 36 || x == 36<<24
+		}
+	}
+	return false
+}
+
+// plausiblePclntab checks a candidate header with a known magic found by
+// scanning: it must decode, a Go 1.16+ header with its function name
+// table near its end (nameTableNear), and its first functions must be
+// sorted and point at records inside the table whose own entries agree.
+func plausiblePclntab(b []byte) bool {
+	m, rd, ok := parseMagic(b)
+	return ok && plausibleKnown(b, m, rd)
+}
+
+// plausibleKnown is plausiblePclntab for the magic and reader that
+// parseMagic returned.
+func plausibleKnown(b []byte, m magic, rd reader) bool {
+	if m != magic12 && !nameTableNear(b, rd) {
+		return false
+	}
+	var h header
+	if !h.readKnown(b, m, rd).ok() || h.nfunc == 0 {
+		return false
+	}
+	minor := 20
+	if h.magic == magic12 || h.magic == magic116 {
+		minor = 12
+	}
+	l := layoutFor(h.magic, minor, h.rd.ptrSize)
+	return plausibleFuncs(&h, &l, true)
+}
+
+// plausibleUnknown checks a candidate header whose magic is unknown: its
+// structure must be a Go 1.20-layout header's (header.read), it must name
+// functions and files, and its first functions must be sorted, with
+// records inside the table that name functions (see plausibleFuncs). The
+// records' entries are not compared with the functab's here: garble
+// stores them XORed (validate.go checks them with the key).
+func plausibleUnknown(b []byte) bool {
+	if _, _, ok := parseMagic(b); ok {
+		return false
+	}
+	var h header
+	if !h.read(b).ok() || h.nfunc == 0 || h.nfiles == 0 {
+		return false
+	}
+	return plausibleFuncs(&h, &layouts120[h.rd.ptrSize/8], false)
+}
+
+// nameTableNear reports whether the function name table of the Go 1.16+
+// header at the start of b, read with rd, starts less than 256 bytes
+// after the end of a header of eight or seven words. The linker aligns
+// the table to at most 32 bytes (0x60 after Go 1.18's 0x48-byte header,
+// right after it in Go 1.16, 1.21 on arm, 1.26): a test of one word
+// before a header is decoded.
+func nameTableNear(b []byte, rd reader) bool {
+	p := rd.ptrSize
+	for words := 8; words >= 7; words-- {
+		if i := 8 + (words-5)*p; i+p <= len(b) && rd.ptr(b[i:])-uint64(8+words*p) < 256 {
 			return true
 		}
 	}
 	return false
 }
 
-// plausiblePclntab checks a candidate header found by scanning: it must
-// parse, and its first functions must be sorted and point at records whose
-// own entries agree.
-func plausiblePclntab(b []byte) bool {
-	if _, _, ok := parseMagic(b); !ok {
-		return false
-	}
-	h, err := parseHeader(b)
-	if err != nil || h.nfunc == 0 {
-		return false
-	}
-	t := &Table{hdr: h, data: b, layout: layoutFor(h.magic, 12, h.rd.ptrSize)}
-	if h.magic != magic12 && h.magic != magic116 {
-		// Offsets into text: checked through the record's own copy.
-		t.layout = layoutFor(h.magic, 20, h.rd.ptrSize)
+// layouts120 are the Go 1.20 layouts for 4- and 8-byte pointers, with
+// which plausibleUnknown reads records: made once, not per candidate.
+var layouts120 = [2]layout{layoutFor(magic120, 20, 4), layoutFor(magic120, 20, 8)}
+
+// plausibleFuncs checks the first eight functab entries of a header found
+// by the scan, read with layout l: their entries and the entry after them
+// sorted, each record (but a 1.2-family hole's) at a nonzero offset with
+// its fixed fields inside the table, and its name offset inside the name
+// table. With agree, each record's entry must equal its functab entry; a
+// Go 1.16+ table's name offset must also start a string, at offset 0 or
+// right after a NUL, as the linker writes the name table (its strings one
+// after the other): a test of one byte where looking for the string's end
+// would read up to maxString bytes for each candidate. No allocation, and
+// constant work whatever the header claims.
+func plausibleFuncs(h *header, l *layout, agree bool) bool {
+	rd, es := h.rd, h.entrySize()
+	p := uint64(rd.ptrSize)
+	n := min(h.nfunc, 8)
+	entry := func(i uint64) uint64 {
+		if es == 8 {
+			return uint64(rd.u32(h.functab[i*8:]))
+		}
+		return rd.ptr(h.functab[i*es:])
 	}
 	prev := uint64(0)
-	for i := uint64(0); i < min(h.nfunc, 8); i++ {
-		e := t.entryAt(i)
-		if i > 0 && e < prev {
+	for i := uint64(0); i <= n; i++ {
+		e := entry(i)
+		if e < prev {
 			return false
 		}
 		prev = e
-		off, ok := t.funcOffAt(i)
-		if !ok {
-			continue
+		if i == n {
+			break
 		}
-		if _, _, err := t.checkRecord(i); err != nil || off == 0 {
+		var off uint64
+		if es == 8 {
+			off = uint64(rd.u32(h.functab[i*8+4:]))
+		} else if off = rd.ptr(h.functab[i*es+p:]); p == 4 && off == math.MaxUint32 || off == math.MaxUint64 {
+			continue // a hole (FORMAT.md, "Functab holes")
+		}
+		if off == 0 || off > uint64(len(h.funcs)) || uint64(len(h.funcs))-off < uint64(l.fixedSize) {
+			return false
+		}
+		rec := h.funcs[off:]
+		if agree {
+			if l.entryIsPtr && rd.ptr(rec) != e || !l.entryIsPtr && uint64(rd.u32(rec)) != e {
+				return false
+			}
+		}
+		name := uint64(rd.u32(rec[l.nameOff:]))
+		if name >= uint64(len(h.names)) {
+			return false
+		}
+		if h.magic != magic12 && name > 0 && h.names[name-1] != 0 {
 			return false
 		}
 	}
-	return true
-}
-
-// plausibleUnknown checks a candidate header whose magic is unknown: its
-// structure must be a Go 1.20-layout header's (parseHeader), it must name
-// functions and files, and its first functions must be sorted, with
-// records inside the table whose names are NUL-terminated strings of the
-// name table. The records' entries are not compared with the functab's
-// here: garble stores them XORed (validate.go checks them with the key).
-func plausibleUnknown(b []byte) bool {
-	if !headerShape(b) {
-		return false
-	}
-	if _, _, ok := parseMagic(b); ok {
-		return false
-	}
-	h, err := parseHeader(b)
-	if err != nil || h.nfunc == 0 || h.nfiles == 0 {
-		return false
-	}
-	t := &Table{hdr: h, data: b, layout: layoutFor(h.magic, 20, h.rd.ptrSize)}
-	prev := uint32(0)
-	for i := uint64(0); i < min(h.nfunc, 8); i++ {
-		e := t.entryOff(i)
-		if i > 0 && e < prev {
-			return false
-		}
-		prev = e
-		_, nameOff, ok := t.entryXor(i)
-		if !ok || nameOff >= uint32(len(h.names)) {
-			return false
-		}
-		if _, ok := stringLen(h.names, uint64(nameOff)); !ok {
-			return false
-		}
-	}
-	return t.entryOff(h.nfunc) >= prev
+	// The entry after the last sampled one, when the table has more.
+	return h.nfunc == n || entry(h.nfunc) >= prev
 }

@@ -1,12 +1,18 @@
 package gosym
 
 import (
+	"context"
+	"fmt"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gosym-dev/gosym/internal/garbletest"
+	"github.com/gosym-dev/gosym/internal/hostrun"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
@@ -81,5 +87,287 @@ func checkGarbleInfo(t *testing.T, tab *Table) {
 	}
 	if !strings.Contains(in.Repairs, "unknown magic") || !strings.Contains(in.Repairs, "garble") {
 		t.Errorf("Info.Repairs = %q; want the magic and the key", in.Repairs)
+	}
+}
+
+// garbleSeed is the fixed seed of the garble builds for other targets and
+// of the garble reverse check.
+const garbleSeed = "-seed=o7Xbnb5tS8uGpZtE4kgmyQ"
+
+// garbledProgram copies the corpus's test program to a module of its own
+// for garble.
+func garbledProgram(t *testing.T) string {
+	return garbletest.CopyModule(t, filepath.Join(testcorpus.Dir(), "..", "src", "gopath", "src", "gosymtest"), "gosymtest")
+}
+
+// TestGarbleTargets reads garble builds (fixed seed) for other targets
+// than linux/amd64. linux/arm64 and linux/386 run here (natively or under
+// qemu-user, internal/hostrun) and are checked as TestGarble checks: every
+// PC as the garbled program's own runtime.CallersFrames self-report says.
+// windows/amd64 cannot run here: its table must be found (by the scan:
+// garble's magic is unknown, and PE has no .gopclntab section) and
+// repaired with the magic and key of the linux/amd64 build of the same
+// seed, and every function of the program's own packages that both builds
+// have (garble's names depend on the seed, not the target) must have the
+// same lines, relative to its entry, and the same inlined calls.
+func TestGarbleTargets(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	env := garbletest.Setup(t)
+	src := garbledProgram(t)
+	for _, goarch := range []string{"arm64", "386"} {
+		t.Run("linux-"+goarch, func(t *testing.T) {
+			bin := env.BuildFor(t, "linux", goarch, src, []string{garbleSeed}, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			cmd, err := hostrun.Command(ctx, goarch, bin, "-selfreport")
+			if err != nil {
+				t.Skip(err)
+			}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s -selfreport: %v", bin, err)
+			}
+			rep, err := testcorpus.ParseReport(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := Open(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tab.Close()
+			in := tab.Info()
+			t.Logf("info: %v, found by %q, repairs %q", in, in.FoundBy, in.Repairs)
+			checkGarbleInfo(t, tab)
+			a := compareSelfReport(t, tab, rep, 27)
+			if a.unexplained() > 0 {
+				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
+			}
+			t.Logf("%d PCs agree with the self-report", a.checked)
+		})
+	}
+	t.Run("windows-amd64", func(t *testing.T) {
+		win, err := Open(env.BuildFor(t, "windows", "amd64", src, []string{garbleSeed}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer win.Close()
+		lin, err := Open(env.BuildFor(t, "linux", "amd64", src, []string{garbleSeed}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lin.Close()
+		in := win.Info()
+		t.Logf("info: %v, found by %q, repairs %q", in, in.FoundBy, in.Repairs)
+		checkGarbleInfo(t, win)
+		if !strings.HasPrefix(in.FoundBy, "scan of") {
+			t.Errorf("found by %q; want the scan", in.FoundBy)
+		}
+		if lm, wm := lin.Info().Magic, in.Magic; lm != wm || lin.Info().EntryKey != in.EntryKey {
+			t.Errorf("magic and key %#x, %#x; linux/amd64 with the same seed: %#x, %#x", wm, in.EntryKey, lm, lin.Info().EntryKey)
+		}
+		// The functions of the program's own packages but main (whose
+		// files differ by GOOS): garble obfuscates the paths of these
+		// packages, not the standard library's, and both builds compile
+		// the same source for the same architecture.
+		std := env.StdPackages(t, "windows", "amd64")
+		same, shared, mainSame, mainDiffer := 0, 0, 0, 0
+		linFuncs := uniqueFuncs(t, lin)
+		for name, wf := range uniqueFuncs(t, win) {
+			lf, ok := linFuncs[name]
+			if !ok {
+				continue
+			}
+			shared++
+			pkg, _ := SymbolName(name)
+			if pkg == "" || std[pkg] || strings.Contains(name, ":") {
+				continue
+			}
+			w, l := relativeLines(t, wf), relativeLines(t, lf)
+			switch {
+			case pkg == "main" && slices.Equal(w, l):
+				mainSame++
+			case pkg == "main":
+				mainDiffer++
+			case slices.Equal(w, l):
+				same++
+			default:
+				t.Errorf("%s: windows lines %q, linux %q", name, w, l)
+			}
+		}
+		t.Logf("%d functions of %d are in both builds by name; %d of the program's packages but main have the same lines and inlined calls; of package main's, %d the same, %d not", shared, len(linFuncs), same, mainSame, mainDiffer)
+		if same < 10 {
+			t.Errorf("only %d functions of the program's own packages compared", same)
+		}
+	})
+}
+
+// uniqueFuncs returns the table's functions by name, leaving out names
+// that more than one function has.
+func uniqueFuncs(t *testing.T, tab *Table) map[string]Function {
+	t.Helper()
+	m, dup := map[string]Function{}, map[string]bool{}
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m[f.Name()]; ok {
+			dup[f.Name()] = true
+		}
+		m[f.Name()] = f
+	}
+	for name := range dup {
+		delete(m, name)
+	}
+	return m
+}
+
+// relativeLines returns f's lines with PCs relative to its entry, and its
+// inlined calls, as strings.
+func relativeLines(t *testing.T, f Function) []string {
+	t.Helper()
+	lines, err := f.Lines(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, l := range lines {
+		s = append(s, fmt.Sprintf("%#x-%#x %s %s:%d %d", l.PCLo-f.Entry(), l.PCHi-f.Entry(), l.Function, l.File, l.Line, l.Call))
+	}
+	calls, err := f.InlinedCalls(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		s = append(s, fmt.Sprintf("call %s %s:%d in %d at %s:%d parent %#x", c.Name, c.File, c.StartLine, c.Parent, c.CallFile, c.CallLine, c.ParentPC-f.Entry()))
+	}
+	return s
+}
+
+// TestGarbleReverse uses garble reverse as a second oracle for what is
+// read from a garbled binary (fixed seed). garble reverse, given the
+// build's seed and sources, maps back the obfuscated names of the
+// program's functions and the positions of its call sites: garble gives
+// each call a line directive "obfuscated.go:1", so that a traceback's
+// return address reads as line 1 of a file named for the call, which
+// reverse maps to the original file and line. The test prints, as
+// traceback frames, every function's name and every call site the table
+// gives (a line range at line 1, inlined calls included), runs garble
+// reverse on them, and compares what it maps with the unobfuscated build
+// of the same sources, as its runtime's own CallersFrames self-report
+// gives it: each name mapped back must be a function of that program,
+// and each call site mapped back a (function, file, line) it reports.
+// What reverse leaves alone (standard library positions, names it does
+// not know) is counted and logged.
+func TestGarbleReverse(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	env := garbletest.Setup(t)
+	src := garbledProgram(t)
+	flags := []string{garbleSeed}
+	tab, err := Open(env.Build(t, src, flags, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+
+	// The frames: each function with its start line, then each call
+	// site once.
+	type frame struct {
+		name, file string
+		line       uint32
+		call       bool
+	}
+	var frames []frame
+	seen := map[frame]bool{}
+	var lines []FunctionLine
+	for f, err := range tab.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, frame{f.Name(), f.File(), f.StartLine(), false})
+		if lines, err = f.Lines(lines); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lines {
+			if fr := (frame{l.Function, l.File, l.Line, true}); l.Line == 1 && l.File != "" && !seen[fr] {
+				seen[fr] = true
+				frames = append(frames, fr)
+			}
+		}
+	}
+	var text strings.Builder
+	for _, fr := range frames {
+		fmt.Fprintf(&text, "%s(...)\n\t%s:%d +0x0\n", fr.name, fr.file, fr.line)
+	}
+	out := strings.Split(strings.TrimSuffix(string(env.Reverse(t, src, flags, []byte(text.String()))), "\n"), "\n")
+	if len(out) != 2*len(frames) {
+		t.Fatalf("garble reverse returned %d lines for %d", len(out), 2*len(frames))
+	}
+
+	// The unobfuscated build's self-report.
+	plain := env.GoBuild(t, src, nil)
+	b, err := exec.Command(plain, "-selfreport").Output()
+	if err != nil {
+		t.Fatalf("%s -selfreport: %v", plain, err)
+	}
+	rep, err := testcorpus.ParseReport(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pos struct {
+		function, file string
+		line           string
+	}
+	names, positions := map[string]bool{}, map[pos]bool{}
+	for _, r := range rep.Records {
+		for _, fr := range r.Frames {
+			names[printName(fr.Function)] = true
+			positions[pos{printName(fr.Function), path.Base(fr.File), fmt.Sprint(fr.Line)}] = true
+		}
+	}
+
+	var n struct{ mapped, kept, other, sites, sitesOK, sitesLeft int }
+	var other, wrong []string
+	for i, fr := range frames {
+		rev := strings.TrimSuffix(out[2*i], "(...)")
+		name := printName(rev)
+		file, line, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(out[2*i+1], "\t"), " +0x0"), ":")
+		if !fr.call {
+			switch {
+			case rev != fr.name && names[name]:
+				n.mapped++
+			case rev != fr.name:
+				t.Errorf("garble reverse maps %s to %s, which the unobfuscated program does not report", fr.name, rev)
+			case names[name]:
+				n.kept++ // not obfuscated (the runtime's names, exported methods)
+			default:
+				n.other++ // garble's own functions, names left obfuscated
+				other = append(other, name)
+			}
+			continue
+		}
+		n.sites++
+		if path.Base(file) == path.Base(fr.file) {
+			n.sitesLeft++ // a position garble reverse does not know (at most the package path mapped)
+			continue
+		}
+		if positions[pos{name, path.Base(file), line}] {
+			n.sitesOK++
+		} else {
+			wrong = append(wrong, fmt.Sprintf("%s %s:1 → %s %s:%s", fr.name, fr.file, rev, file, line))
+		}
+	}
+	t.Logf("%d functions: %d names mapped back to the unobfuscated program's, %d the same in both, %d in neither (garble's own, or left obfuscated): %q",
+		n.mapped+n.kept+n.other, n.mapped, n.kept, n.other, other)
+	t.Logf("%d call sites: %d mapped back to a position the unobfuscated program reports for that function, %d mapped to one it does not, %d not mapped (the standard library's, garble's own, and those in functions whose names reverse does not map)",
+		n.sites, n.sitesOK, len(wrong), n.sitesLeft)
+	for _, w := range wrong {
+		t.Logf("not reported by the unobfuscated program: %s", w)
+	}
+	if n.mapped < 50 || n.sitesOK < 50 {
+		t.Errorf("garble reverse mapped only %d names and %d call sites back", n.mapped, n.sitesOK)
+	}
+	if len(wrong) > n.sitesOK/20 {
+		t.Errorf("%d of %d call sites mapped back are not the unobfuscated program's", len(wrong), len(wrong)+n.sitesOK)
 	}
 }

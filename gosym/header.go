@@ -3,6 +3,7 @@ package gosym
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // magic is the first word of a pclntab; it fixes the family of layouts.
@@ -48,11 +49,15 @@ type header struct {
 }
 
 // entrySize returns the size of one functab entry.
-func (h *header) entrySize() uint64 {
-	if h.magic >= magic118 && h.magic <= magic120 {
+func (h *header) entrySize() uint64 { return entrySize(h.magic, h.rd.ptrSize) }
+
+// entrySize returns the size of one functab entry of layout family m
+// with pointers of p bytes: two u32 from Go 1.18, else two pointers.
+func entrySize(m magic, p int) uint64 {
+	if m >= magic118 && m <= magic120 {
 		return 8
 	}
-	return 2 * uint64(h.rd.ptrSize)
+	return 2 * uint64(p)
 }
 
 // Unknown magics. garble (mvdan.cc/garble) writes a random first word
@@ -63,7 +68,7 @@ func (h *header) entrySize() uint64 {
 // 4, a pointer size of 4 or 8), the function name table starts right
 // after the header, as the linker places it, and every offset is in order
 // and in range. The functab and the records are checked afterwards
-// (plausibleTable, Table.repair).
+// (plausibleUnknown for the scan, Table.validate at open).
 
 // magicless reports whether data starts like a pclntab header apart from
 // its magic, and returns the reader the header's fields say.
@@ -80,37 +85,6 @@ func magicless(data []byte) (reader, bool) {
 		return reader{}, false
 	}
 	return reader{ptrSize: int(data[7])}, true
-}
-
-// headerShape reports whether data could start a Go 1.20-layout header
-// of eight or seven words, in either byte order, by the arithmetic of
-// parseKnownHeader alone: it allocates nothing, and its first test (the
-// function name table starts right after the header) rejects nearly
-// every position, so that a scan may ask it at every candidate.
-func headerShape(data []byte) bool {
-	rd, ok := magicless(data)
-	if !ok {
-		return false
-	}
-	p, size := uint64(rd.ptrSize), uint64(len(data))
-	for n := uint64(8); n >= 7; n-- {
-		i := n - 5 // the word holding the function name table's offset
-		if size < 8+n*p {
-			continue
-		}
-		for _, be := range [2]bool{false, true} {
-			rd.bigEndian = be
-			if rd.ptr(data[8+i*p:]) != 8+n*p {
-				continue
-			}
-			w := func(k uint64) uint64 { return rd.ptr(data[8+k*p:]) }
-			if w(0) != 0 && w(i) <= w(i+1) && w(i+1) <= w(i+2) &&
-				w(i+2) <= w(i+3) && w(i+3) <= w(i+4) && w(i+4) <= size {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // parseMagic checks the first eight bytes of a pclntab (FORMAT.md, "Header") and returns
@@ -150,76 +124,140 @@ func parseMagic(data []byte) (magic, reader, bool) {
 // is read as the Go 1.20 layout, with or without textStart, if its
 // structure allows (see magicless); the error then says why not.
 func parseHeader(data []byte) (*header, error) {
-	m, rd, ok := parseMagic(data)
-	if !ok {
-		return parseUnknownHeader(data)
+	h := new(header)
+	if f := h.read(data); !f.ok() {
+		return nil, f.err(data)
 	}
-	h, err := parseKnownHeader(data, m, rd, 0)
-	if err != nil && (m == magic118 || m == magic120) {
-		if h7, err7 := parseKnownHeader(data, m, rd, 7); err7 == nil {
-			return h7, nil
-		}
-	}
-	return h, err
+	return h, nil
 }
 
-// parseUnknownHeader reads a header whose magic no release writes as the
-// Go 1.20 layout, with eight or seven words; both byte orders are tried.
-func parseUnknownHeader(data []byte) (*header, error) {
+// read is parseHeader into h, without allocating, so that the scan for a
+// table may try it at every candidate position (find.go). After a fault,
+// h holds nothing of use.
+func (h *header) read(data []byte) headerFault {
+	if m, rd, ok := parseMagic(data); ok {
+		return h.readKnown(data, m, rd)
+	}
+	// An unknown magic: the Go 1.20 layout with eight or seven words, in
+	// either byte order; the error is the first's.
 	rd, ok := magicless(data)
 	if !ok {
-		return nil, ErrNoTable
+		return headerFault{what: faultNoTable}
 	}
-	var first error
-	for _, be := range []bool{false, true} {
+	for _, be := range [2]bool{false, true} {
 		rd.bigEndian = be
-		for _, words := range []int{8, 7} {
-			h, err := parseKnownHeader(data, magic120, rd, words)
-			if err == nil {
+		for _, words := range [2]int{8, 7} {
+			if nameTableAt(data, rd, words) && h.decode(data, magic120, rd, words).ok() {
 				h.stored = rd.u32(data)
-				return h, nil
-			}
-			if first == nil {
-				first = err
+				return headerFault{}
 			}
 		}
 	}
-	return nil, fmt.Errorf("unknown pclntab magic %#x, and the header does not validate as the Go 1.20 layout: %w", binary.LittleEndian.Uint32(data), first)
+	rd.bigEndian = false
+	f := h.decode(data, magic120, rd, 8)
+	f.unknown = true
+	return f
 }
 
-// parseKnownHeader decodes a header of layout family m. words is the
-// number of header words for a 1.18+ family (0: the family's own, 8): with
-// a number not the family's own, the function name table must start right
-// after the header, as the linker places it.
-func parseKnownHeader(data []byte, m magic, rd reader, words int) (*header, error) {
-	h := &header{magic: m, stored: rd.u32(data), rd: rd, quantum: uint32(data[6])}
+// readKnown is read for a header whose magic m and reader rd parseMagic
+// returned.
+func (h *header) readKnown(data []byte, m magic, rd reader) headerFault {
+	f := h.decode(data, m, rd, 0)
+	if !f.ok() && (m == magic118 || m == magic120) && h.decode(data, m, rd, 7).ok() {
+		return headerFault{}
+	}
+	return f
+}
+
+// nameTableAt reports whether the function name table's offset in a Go
+// 1.20-layout header of the given number of words, read with rd, is the
+// header's end, as the linker writes it: decode's first test, alone.
+func nameTableAt(data []byte, rd reader, words int) bool {
+	p := rd.ptrSize
+	i := 8 + (words-5)*p // the word after nfunc, nfiles and textStart
+	return len(data) >= 8+words*p && rd.ptr(data[i:]) == uint64(8+words*p)
+}
+
+// headerFault says why a header does not decode, without allocating:
+// what failed and up to three numbers, made into an error only by err.
+type headerFault struct {
+	what    faultKind
+	unknown bool // the magic is unknown: what says why the Go 1.20 layout does not fit
+	a, b, c uint64
+}
+
+type faultKind uint8
+
+const (
+	faultNone      faultKind = iota
+	faultNoTable             // not a pclntab header at all: ErrNoTable
+	faultTruncated           // the header does not fit
+	faultNfunc               // a: nfunc
+	faultFunctab             // the functab does not fit
+	faultFileOff             // a: the file table's offset
+	faultNameTable           // a: words, b: the header's end, c: the name table's offset
+	faultOrder               // the sub-tables' offsets
+)
+
+// faultFormats are the messages of the faults, formatted with a, b, c.
+var faultFormats = [...]string{
+	faultTruncated: "pclntab header truncated",
+	faultNfunc:     "pclntab claims %d functions, more than fit",
+	faultFunctab:   "functab truncated",
+	faultFileOff:   "file table offset %#x out of range",
+	faultNameTable: "a %d-word pclntab header would end at %#x, but the function name table starts at %#x",
+	faultOrder:     "pclntab header offsets out of order or out of range",
+}
+
+func (f headerFault) ok() bool { return f.what == faultNone }
+
+// err returns the fault's error for the header at the start of data:
+// ErrNoTable, or a *FormatError (for an unknown magic, wrapped in one that
+// names the magic).
+func (f headerFault) err(data []byte) error {
+	if f.what == faultNoTable {
+		return ErrNoTable
+	}
+	args := []any{f.a, f.b, f.c}[:strings.Count(faultFormats[f.what], "%")]
+	err := corrupt(faultFormats[f.what], args...)
+	if f.unknown {
+		return fmt.Errorf("unknown pclntab magic %#x, and the header does not validate as the Go 1.20 layout: %w", binary.LittleEndian.Uint32(data), err)
+	}
+	return err
+}
+
+// decode decodes into h a header of layout family m. words is the number
+// of header words for a 1.18+ family (0: the family's own, 8): with a
+// number not the family's own, the function name table must start right
+// after the header, as the linker places it. The most telling test comes
+// first, and h is written only once the header decoded: the scan asks
+// this of candidates that are nearly all rejected at once.
+func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault {
 	p := uint64(rd.ptrSize)
 	size := uint64(len(data))
 	word := func(i uint64) uint64 { return rd.ptr(data[8+i*p:]) }
 
 	if m == magic12 {
-		h.words = 1
 		if size < 8+p {
-			return nil, corrupt("pclntab header truncated")
+			return headerFault{what: faultTruncated}
 		}
-		h.nfunc = word(0)
-		h.names, h.pctab, h.funcs = data, data, data
+		nfunc := word(0)
 		// functab: nfunc entries of two pointers, the end PC, and the
 		// file table offset in the last entry's funcoff slot.
-		if h.nfunc > (size-8-p)/(2*p) {
-			return nil, corrupt("pclntab claims %d functions, more than fit", h.nfunc)
+		if nfunc > (size-8-p)/(2*p) {
+			return headerFault{what: faultNfunc, a: nfunc}
 		}
-		tabEnd := 8 + p + h.nfunc*2*p + p
+		tabEnd := 8 + p + nfunc*2*p + p
 		if tabEnd+4 > size {
-			return nil, corrupt("functab truncated")
+			return headerFault{what: faultFunctab}
 		}
-		h.functab = data[8+p : tabEnd]
 		fileOff := uint64(rd.u32(data[tabEnd:]))
 		if fileOff+4 > size {
-			return nil, corrupt("file table offset %#x out of range", fileOff)
+			return headerFault{what: faultFileOff, a: fileOff}
 		}
-		h.filetab = data[fileOff:]
-		return h, nil
+		*h = header{magic: m, stored: rd.u32(data), rd: rd, quantum: uint32(data[6]), words: 1, nfunc: nfunc,
+			names: data, pctab: data, funcs: data, functab: data[8+p : tabEnd], filetab: data[fileOff:]}
+		return headerFault{}
 	}
 
 	nwords := uint64(7)
@@ -230,38 +268,36 @@ func parseKnownHeader(data []byte, m magic, rd reader, words int) (*header, erro
 	if strict {
 		nwords = uint64(words)
 	}
-	h.words = int(nwords)
 	if size < 8+nwords*p {
-		return nil, corrupt("pclntab header truncated")
+		return headerFault{what: faultTruncated}
 	}
-	h.nfunc, h.nfiles = word(0), word(1)
-	i := uint64(2)
+	i := nwords - 5 // the function name table's offset: the word after nfunc, nfiles and textStart
+	funcname, hdrEnd := word(i), 8+nwords*p
+	if strict && funcname != hdrEnd {
+		return headerFault{what: faultNameTable, a: nwords, b: hdrEnd, c: funcname}
+	}
+	cu, filetab, pctab, pcln := word(i+1), word(i+2), word(i+3), word(i+4)
+	if !(hdrEnd <= funcname && funcname <= cu && cu <= filetab && filetab <= pctab && pctab <= pcln && pcln <= size) {
+		return headerFault{what: faultOrder}
+	}
+	nfunc, es := word(0), entrySize(m, rd.ptrSize)
+	rest := size - pcln
+	if nfunc > rest || nfunc*es > rest { // nfunc > rest/es, without a division (nfunc*es cannot overflow)
+		return headerFault{what: faultNfunc, a: nfunc}
+	}
+	end := nfunc*es + es/2 // the sentinel is one entry PC
+	if end > rest {
+		return headerFault{what: faultFunctab}
+	}
+	// Every field, one by one: assigning a composite literal to *h would
+	// copy it through the runtime (typedmemmove), which costs more than
+	// the rest of decode in the scan of a file full of such headers.
+	h.magic, h.stored, h.rd, h.quantum, h.words = m, rd.u32(data), rd, uint32(data[6]), int(nwords)
+	h.nfunc, h.nfiles, h.textStart, h.entryKey, h.funcIDBeyond = nfunc, word(1), 0, 0, 0
 	if nwords == 8 {
 		h.textStart = word(2)
-		i = 3
 	}
-	funcname, cu, filetab, pctab, pcln := word(i), word(i+1), word(i+2), word(i+3), word(i+4)
-	hdrEnd := 8 + nwords*p
-	if strict && funcname != hdrEnd {
-		return nil, corrupt("a %d-word pclntab header would end at %#x, but the function name table starts at %#x", nwords, hdrEnd, funcname)
-	}
-	if !(hdrEnd <= funcname && funcname <= cu && cu <= filetab && filetab <= pctab && pctab <= pcln && pcln <= size) {
-		return nil, corrupt("pclntab header offsets out of order or out of range")
-	}
-	h.names = data[funcname:cu]
-	h.cutab = data[cu:filetab]
-	h.filetab = data[filetab:pctab]
-	h.pctab = data[pctab:pcln]
-	h.funcs = data[pcln:]
-	es := h.entrySize()
-	rest := size - pcln
-	if h.nfunc > rest/es {
-		return nil, corrupt("pclntab claims %d functions, more than fit", h.nfunc)
-	}
-	end := h.nfunc*es + es/2 // the sentinel is one entry PC
-	if end > rest {
-		return nil, corrupt("functab truncated")
-	}
-	h.functab = h.funcs[:end]
-	return h, nil
+	h.names, h.cutab, h.filetab = data[funcname:cu], data[cu:filetab], data[filetab:pctab]
+	h.pctab, h.funcs, h.functab = data[pctab:pcln], data[pcln:], data[pcln:pcln+end]
+	return headerFault{}
 }

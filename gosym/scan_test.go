@@ -9,9 +9,14 @@ import (
 )
 
 // scanInputs are data without a Go table, each filling n bytes: zeros,
-// random bytes, and two hostile patterns. "header words" repeats the
-// second word of a header (two zero bytes, quantum 1, pointer size 8), so
-// that every position passes the scan's first test; "0xff" is what the
+// random bytes, and hostile patterns. "header-words" repeats the second
+// word of a header (two zero bytes, quantum 1, pointer size 8), so that
+// every position passes the scan's first test; "known-magic" puts Go
+// 1.20's magic before each such word; "headers" is a big-endian 7-word
+// header with 4-byte pointers every 20 bytes, each overlapping the next,
+// that decodes (its offsets in order and in range, the name table right
+// after it) and fails only on its functab: as many candidates as data can
+// hold that reach the scan's last checks. "0x08" and "0xff" are what the
 // scan by magic once stepped through byte by byte.
 var scanInputs = []struct {
 	name string
@@ -30,14 +35,36 @@ var scanInputs = []struct {
 		}
 		return b
 	}},
+	{"known-magic", func(n int) []byte {
+		b := make([]byte, n)
+		for i := 0; i+8 <= n; i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], 0x08010000_fffffff1)
+		}
+		return b
+	}},
+	{"headers", func(n int) []byte {
+		// At each multiple of 20: the magic (100, also the cutab's
+		// offset for the header 20 bytes before), the second word (also
+		// the filetab's offset, 0x104), nfunc (300, also the pctab's
+		// offset), nfiles (1000, the functab's offset), the name table's
+		// offset (36, the header's end).
+		b := make([]byte, n)
+		words := []uint32{100, 0x104, 300, 1000, 36}
+		for i := 0; i+20 <= n; i += 20 {
+			for k, w := range words {
+				binary.BigEndian.PutUint32(b[i+4*k:], w)
+			}
+		}
+		return b
+	}},
 	{"0x08", func(n int) []byte { return bytes.Repeat([]byte{8}, n) }},
 	{"0xff", func(n int) []byte { return bytes.Repeat([]byte{0xff}, n) }},
 }
 
 // TestScanNoTable checks that scanning data without a table finds
-// nothing and allocates nothing: no candidate position gets past the
-// allocation-free checks (headerShape, parseMagic), so the work is one
-// pass of constant cost per word.
+// nothing and allocates nothing, even where every position passes the
+// first test or decodes as a header: every check of a candidate is
+// allocation-free, so the work is one pass of constant cost per word.
 func TestScanNoTable(t *testing.T) {
 	for _, in := range scanInputs {
 		t.Run(in.name, func(t *testing.T) {
@@ -73,5 +100,27 @@ func BenchmarkScanNoTable(b *testing.B) {
 			}
 			cpu.stop()
 		})
+	}
+}
+
+// TestScanHeadersInput checks that the "headers" input is what it claims:
+// a header that decodes every 20 bytes, not only one that passes the
+// scan's first tests.
+func TestScanHeadersInput(t *testing.T) {
+	var data []byte
+	for _, in := range scanInputs {
+		if in.name == "headers" {
+			data = in.make(1 << 16)
+		}
+	}
+	decoded := 0
+	for off := 0; off+8 <= len(data); off += 4 {
+		var h header
+		if nameTableFollows(data[off:]) && h.read(data[off:]).ok() {
+			decoded++
+		}
+	}
+	if want := len(data) / 20 * 9 / 10; decoded < want {
+		t.Errorf("%d headers decode in %d bytes; want at least %d", decoded, len(data), want)
 	}
 }

@@ -93,12 +93,19 @@ func install(goCmd string) (*Env, error) {
 	return env, nil
 }
 
-// environ returns the environment for the toolchain copy.
+// environ returns the environment for the toolchain copy, building for
+// linux/amd64.
 func (e *Env) environ(extra ...string) []string {
+	return e.environFor("linux", "amd64", extra...)
+}
+
+// environFor returns the environment for the toolchain copy, building
+// for goos/goarch.
+func (e *Env) environFor(goos, goarch string, extra ...string) []string {
 	env := []string{
 		"PATH=" + filepath.Join(e.GOROOT, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"GOTOOLCHAIN=local", "GOROOT=" + e.GOROOT, "GOFLAGS=", "GOWORK=off", "CGO_ENABLED=0",
-		"GOOS=linux", "GOARCH=amd64",
+		"GOOS=" + goos, "GOARCH=" + goarch,
 	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -117,13 +124,81 @@ func (e *Env) environ(extra ...string) []string {
 // directory of tb.
 func (e *Env) Build(tb testing.TB, dir string, garbleFlags, buildFlags []string) string {
 	tb.Helper()
-	out := filepath.Join(tb.TempDir(), "garbled")
+	return e.BuildFor(tb, "linux", "amd64", dir, garbleFlags, buildFlags)
+}
+
+// BuildFor is Build for the target goos/goarch (garble builds the
+// standard library for it too, once per seed and target, which takes
+// minutes).
+func (e *Env) BuildFor(tb testing.TB, goos, goarch, dir string, garbleFlags, buildFlags []string) string {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "garbled-"+goos+"-"+goarch)
 	args := append(append(append([]string{}, garbleFlags...), "build", "-o", out), buildFlags...)
 	cmd := exec.Command(e.Garble, append(args, ".")...)
 	cmd.Dir = dir
+	cmd.Env = e.environFor(goos, goarch)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("GOOS=%s GOARCH=%s garble %s: %v\n%s", goos, goarch, strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// GoBuild builds the package in dir with the toolchain copy alone (no
+// garble) for linux/amd64: the unobfuscated twin of a garbled build.
+func (e *Env) GoBuild(tb testing.TB, dir string, buildFlags []string) string {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "plain")
+	args := append(append([]string{"build", "-o", out}, buildFlags...), ".")
+	cmd := exec.Command(filepath.Join(e.GOROOT, "bin", "go"), args...)
+	cmd.Dir = dir
 	cmd.Env = e.environ()
 	if b, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("garble %s: %v\n%s", strings.Join(args, " "), err, b)
+		tb.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// StdPackages returns the import paths of the toolchain's standard
+// library packages for goos/goarch (go list std). garble keeps their
+// paths; it obfuscates the paths of every other package but main.
+func (e *Env) StdPackages(tb testing.TB, goos, goarch string) map[string]bool {
+	tb.Helper()
+	cmd := exec.Command(filepath.Join(e.GOROOT, "bin", "go"), "list", "std")
+	cmd.Dir = os.TempDir()
+	cmd.Env = e.environFor(goos, goarch)
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("go list std: %v", err)
+	}
+	std := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		std[p] = true
+	}
+	return std
+}
+
+// Reverse runs "garble reverse" with the given garble flags (the build's
+// -seed and the like, which must be the build's) in the module dir on
+// text, for linux/amd64, and returns its output: the text with the
+// obfuscated names and positions that garble can map replaced by the
+// original ones.
+func (e *Env) Reverse(tb testing.TB, dir string, garbleFlags []string, text []byte) []byte {
+	tb.Helper()
+	in := filepath.Join(tb.TempDir(), "reverse-input.txt")
+	if err := os.WriteFile(in, text, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	args := append(append([]string{}, garbleFlags...), "reverse", ".", in)
+	cmd := exec.Command(e.Garble, args...)
+	cmd.Dir = dir
+	cmd.Env = e.environ()
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		tb.Fatalf("garble %s: %v\n%s", strings.Join(args, " "), err, stderr)
 	}
 	return out
 }

@@ -1,6 +1,6 @@
 // Package hostrun runs Linux programs that the tests build for this
-// machine's own architecture, or for 386 on an amd64 machine: natively
-// where the kernel can run them, else under qemu-user.
+// machine's own architecture, or for 386 or arm64 on an amd64 machine:
+// natively where the kernel can run them, else under qemu-user.
 //
 // An amd64 Linux kernel runs 386 programs only when it was built with
 // IA-32 emulation, which some virtual machines leave out: there, execve
@@ -35,7 +35,7 @@ import (
 var ErrUnavailable = errors.New("hostrun: cannot run the program here")
 
 // qemu names the qemu-user program for each GOARCH Command may need it for.
-var qemu = map[string]string{"386": "qemu-i386", "amd64": "qemu-x86_64"}
+var qemu = map[string]string{"386": "qemu-i386", "amd64": "qemu-x86_64", "arm64": "qemu-aarch64"}
 
 // Native reports whether this machine runs linux/goarch programs itself.
 func Native(goarch string) bool {
