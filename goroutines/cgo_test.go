@@ -504,7 +504,7 @@ func TestRunningInC(t *testing.T) {
 	m := f.bss + 0x2000
 	put(gb, l.GM, m)
 	put(bss.data[m-f.bss:], l.MProcid, 4242)
-	const cPC = 0x7f0000001234 // no function of the binary's
+	const cPC uint64 = 0x7f0000001234 // no function of the binary's
 	p, err := goroutines.New(f.tab, img, []elfcore.Thread{{PID: 4242, PC: cPC, SP: f.bss + 0x3000}})
 	if err != nil {
 		t.Fatal(err)

@@ -27,5 +27,5 @@ func threadFaults() (int64, bool) {
 	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
 		return 0, false
 	}
-	return ru.Minflt, true
+	return int64(ru.Minflt), true
 }
