@@ -138,19 +138,40 @@ func (h *header) read(data []byte) headerFault {
 	if m, rd, ok := parseMagic(data); ok {
 		return h.readKnown(data, m, rd)
 	}
-	// An unknown magic: the Go 1.20 layout with eight or seven words, in
-	// either byte order; the error is the first's.
+	return h.readMagicless(data, layoutsAll)
+}
+
+// The Go 1.20 layouts a header with an unknown magic is tried as, one bit
+// each, in the order readMagicless tries them: little-endian before
+// big-endian, eight words before seven.
+const (
+	layoutLE8 uint8 = 1 << iota
+	layoutLE7
+	layoutBE8
+	layoutBE7
+	layoutsAll = layoutLE8 | layoutLE7 | layoutBE8 | layoutBE7
+)
+
+// readMagicless is read for a header whose magic is not a known one: the
+// Go 1.20 layout with eight or seven words, in either byte order, the
+// first of those in the set layouts that decodes with the function name
+// table right after the header; the error is that of the little-endian
+// 8-word layout. read tries all four; scanMagicless (find.go), the
+// scan's copy of these tests, only those that nameTableFollows returns, a
+// superset of those that decode.
+func (h *header) readMagicless(data []byte, layouts uint8) headerFault {
 	rd, ok := magicless(data)
 	if !ok {
 		return headerFault{what: faultNoTable}
 	}
-	for _, be := range [2]bool{false, true} {
-		rd.bigEndian = be
-		for _, words := range [2]int{8, 7} {
-			if nameTableAt(data, rd, words) && h.decode(data, magic120, rd, words).ok() {
-				h.stored = rd.u32(data)
-				return headerFault{}
-			}
+	for k := 0; layouts>>k != 0; k++ {
+		if layouts>>k&1 == 0 {
+			continue
+		}
+		rd.bigEndian = k >= 2
+		if h.decode(data, magic120, rd, 8-k%2).ok() {
+			h.stored = rd.u32(data)
+			return headerFault{}
 		}
 	}
 	rd.bigEndian = false
@@ -167,15 +188,6 @@ func (h *header) readKnown(data []byte, m magic, rd reader) headerFault {
 		return headerFault{}
 	}
 	return f
-}
-
-// nameTableAt reports whether the function name table's offset in a Go
-// 1.20-layout header of the given number of words, read with rd, is the
-// header's end, as the linker writes it: decode's first test, alone.
-func nameTableAt(data []byte, rd reader, words int) bool {
-	p := rd.ptrSize
-	i := 8 + (words-5)*p // the word after nfunc, nfiles and textStart
-	return len(data) >= 8+words*p && rd.ptr(data[i:]) == uint64(8+words*p)
 }
 
 // headerFault says why a header does not decode, without allocating:

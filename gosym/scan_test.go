@@ -116,7 +116,7 @@ func TestScanHeadersInput(t *testing.T) {
 	decoded := 0
 	for off := 0; off+8 <= len(data); off += 4 {
 		var h header
-		if nameTableFollows(data[off:]) && h.read(data[off:]).ok() {
+		if nameTableFollows(data[off:]) != 0 && h.read(data[off:]).ok() {
 			decoded++
 		}
 	}
