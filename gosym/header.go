@@ -90,31 +90,27 @@ func magicless(data []byte) (reader, bool) {
 // parseMagic checks the first eight bytes of a pclntab (FORMAT.md, "Header") and returns
 // its magic and reader.
 func parseMagic(data []byte) (magic, reader, bool) {
-	if len(data) < 8 || data[4] != 0 || data[5] != 0 {
+	rd, ok := magicless(data)
+	if !ok {
 		return 0, reader{}, false
 	}
-	switch data[6] {
-	case 1, 2, 4:
-	default:
-		return 0, reader{}, false
+	if m := magic(binary.LittleEndian.Uint32(data)); m.known() {
+		return m, rd, true
 	}
-	ptrSize := int(data[7])
-	if ptrSize != 4 && ptrSize != 8 {
-		return 0, reader{}, false
-	}
-	for _, be := range []bool{false, true} {
-		var m magic
-		if be {
-			m = magic(binary.BigEndian.Uint32(data))
-		} else {
-			m = magic(binary.LittleEndian.Uint32(data))
-		}
-		switch m {
-		case magic12, magic116, magic118, magic120:
-			return m, reader{bigEndian: be, ptrSize: ptrSize}, true
-		}
+	if m := magic(binary.BigEndian.Uint32(data)); m.known() {
+		rd.bigEndian = true
+		return m, rd, true
 	}
 	return 0, reader{}, false
+}
+
+// known reports whether m is a magic some release writes.
+func (m magic) known() bool {
+	switch m {
+	case magic12, magic116, magic118, magic120:
+		return true
+	}
+	return false
 }
 
 // parseHeader decodes the header at the start of data and checks that every
