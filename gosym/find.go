@@ -288,10 +288,9 @@ func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 	return known, unknown
 }
 
-// nameTableFollows returns the layouts (layoutLE8 and the others, see
-// readMagicless) in which the function name table of a header at the
-// start of b, of pointer size b[7], starts right after a header of eight
-// or seven words, in either byte order, as the linker places it in the
+// nameTableFollows returns the layouts (layoutLE8 and the others) in
+// which the function name table of a header at the start of b, of
+// pointer size b[7], starts right after a header of eight or seven words, in either byte order, as the linker places it in the
 // tables garble writes (Go 1.27; not in every release: Go 1.20's starts
 // at 0x60, after padding). It reads the two words, unrolled, so that the
 // scan may ask it of every position whose second word passed before
@@ -376,7 +375,7 @@ func plausibleUnknown(b []byte) bool {
 		return false
 	}
 	var h header
-	if !h.readMagicless(b, layoutsAll).ok() || h.nfunc == 0 || h.nfiles == 0 {
+	if !h.read(b).ok() || h.nfunc == 0 || h.nfiles == 0 {
 		return false
 	}
 	return plausibleFuncs(&h, &layouts120[h.rd.ptrSize/8], false)
@@ -459,13 +458,16 @@ func plausibleFuncs(h *header, l *layout, agree bool) bool {
 	return h.nfunc == n || entry(h.nfunc) >= prev
 }
 
-// scanMagicless is h.plausibleMagicless(c, layouts) for the scan, where
-// most candidates are rejected: the same tests in the same order (those
-// of readMagicless and decode for the Go 1.20 layout, then those of
-// plausibleFuncs), on locals instead of a header, in one function, so
-// that the cost per candidate of data made of headers that decode stays
-// a few tens of instructions. FuzzScan checks that the scan answers as
-// plausibleUnknown does on any data.
+// scanMagicless is plausibleUnknown for the scan, for a position whose
+// magic is known not to be a release's, tried in the given layouts (those
+// nameTableFollows returned: a superset of those that decode), where most
+// candidates are rejected: the same tests in the same order (those of
+// header.read and decode for the Go 1.20 layout, then those of
+// plausibleFuncs), on locals instead of a header, in one function: data
+// made of headers that decode costs about 22 ns per candidate instead of
+// 60 (BENCHMARKS.md). FuzzScan checks that the scan answers as
+// plausibleUnknown does on any data, TestScanMagiclessCorpus on the
+// corpus's tables and variants of them.
 func scanMagicless(c []byte, layouts uint8) bool {
 	if c[6] != 1 && c[6] != 2 && c[6] != 4 { // magicless: the quantum; the scan checked the rest
 		return false

@@ -134,40 +134,22 @@ func (h *header) read(data []byte) headerFault {
 	if m, rd, ok := parseMagic(data); ok {
 		return h.readKnown(data, m, rd)
 	}
-	return h.readMagicless(data, layoutsAll)
-}
-
-// The Go 1.20 layouts a header with an unknown magic is tried as, one bit
-// each, in the order readMagicless tries them: little-endian before
-// big-endian, eight words before seven.
-const (
-	layoutLE8 uint8 = 1 << iota
-	layoutLE7
-	layoutBE8
-	layoutBE7
-	layoutsAll = layoutLE8 | layoutLE7 | layoutBE8 | layoutBE7
-)
-
-// readMagicless is read for a header whose magic is not a known one: the
-// Go 1.20 layout with eight or seven words, in either byte order, the
-// first of those in the set layouts that decodes with the function name
-// table right after the header; the error is that of the little-endian
-// 8-word layout. read tries all four; scanMagicless (find.go), the
-// scan's copy of these tests, only those that nameTableFollows returns, a
-// superset of those that decode.
-func (h *header) readMagicless(data []byte, layouts uint8) headerFault {
+	// An unknown magic: the Go 1.20 layout with eight or seven words, in
+	// either byte order, the name table right after the header (decode's
+	// first test with a number of words); the error is the first's.
+	// scanMagicless (find.go) makes these tests, in this order, for the
+	// scan.
 	rd, ok := magicless(data)
 	if !ok {
 		return headerFault{what: faultNoTable}
 	}
-	for k := 0; layouts>>k != 0; k++ {
-		if layouts>>k&1 == 0 {
-			continue
-		}
-		rd.bigEndian = k >= 2
-		if h.decode(data, magic120, rd, 8-k%2).ok() {
-			h.stored = rd.u32(data)
-			return headerFault{}
+	for _, be := range [2]bool{false, true} {
+		rd.bigEndian = be
+		for _, words := range [2]int{8, 7} {
+			if h.decode(data, magic120, rd, words).ok() {
+				h.stored = rd.u32(data)
+				return headerFault{}
+			}
 		}
 	}
 	rd.bigEndian = false
@@ -175,6 +157,17 @@ func (h *header) readMagicless(data []byte, layouts uint8) headerFault {
 	f.unknown = true
 	return f
 }
+
+// The Go 1.20 layouts a header with an unknown magic is tried as (see
+// read), one bit each, in the order read tries them: little-endian before
+// big-endian, eight words before seven. nameTableFollows (find.go)
+// returns a set of them.
+const (
+	layoutLE8 uint8 = 1 << iota
+	layoutLE7
+	layoutBE8
+	layoutBE7
+)
 
 // readKnown is read for a header whose magic m and reader rd parseMagic
 // returned.
