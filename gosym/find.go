@@ -258,7 +258,8 @@ func sectionName(s object.SectionHeader) string {
 // table starts: nameTableNear for a known magic, nameTableFollows for an
 // unknown one); the header's offsets (header.read); then eight functab
 // entries and their records, each read in constant time (plausibleFuncs).
-// The scan is linear on any data, with a constant that data made so that
+// For an unknown magic, the last two are scanMagicless, which makes the
+// same tests without filling a header. The scan is linear on any data, with a constant that data made so that
 // every position passes the first tests, or decodes as a header, keeps
 // small (BENCHMARKS.md, "Scanning for a hidden table").
 func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
@@ -278,44 +279,62 @@ func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 				continue
 			}
 		}
-		if wantUnknown && unknown < 0 && nameTableFollows(c) && plausibleUnknown(c) {
-			unknown = off
+		if wantUnknown && unknown < 0 {
+			if layouts := nameTableFollows(c); layouts != 0 && scanMagicless(c, layouts) {
+				unknown = off
+			}
 		}
 	}
 	return known, unknown
 }
 
-// nameTableFollows reports whether the function name table of a header
-// at the start of b, of pointer size b[7], starts right after a header of
-// eight or seven words, in either byte order, as the linker places it in
-// the tables garble writes (Go 1.27; not in every release: Go 1.20's
-// starts at 0x60, after padding): nameTableAt for the four layouts,
-// unrolled, so that the scan may ask it of every position whose second
-// word passed before reading an unknown magic's header.
-func nameTableFollows(b []byte) bool {
+// nameTableFollows returns the layouts (layoutLE8 and the others) in
+// which the function name table of a header at the start of b, of
+// pointer size b[7], starts right after a header of eight or seven words, in either byte order, as the linker places it in the
+// tables garble writes (Go 1.27; not in every release: Go 1.20's starts
+// at 0x60, after padding). It reads the two words, unrolled, so that the
+// scan may ask it of every position whose second word passed before
+// reading an unknown magic's header, and decode only in those layouts.
+// The header's length is decode's to check.
+func nameTableFollows(b []byte) uint8 {
+	var layouts uint8
 	switch b[7] {
 	case 8: // the offset is 8+8*8 at byte 32, or 8+7*8 at byte 24
 		if len(b) >= 40 {
-			if x := binary.LittleEndian.Uint64(b[32:40]); x == 72 || x == 72<<56 {
-				return true
+			switch binary.LittleEndian.Uint64(b[32:40]) {
+			case 72:
+				layouts |= layoutLE8
+			case 72 << 56:
+				layouts |= layoutBE8
 			}
 		}
 		if len(b) >= 32 {
-			x := binary.LittleEndian.Uint64(b[24:32])
-			return x == 64 || x == 64<<56
+			switch binary.LittleEndian.Uint64(b[24:32]) {
+			case 64:
+				layouts |= layoutLE7
+			case 64 << 56:
+				layouts |= layoutBE7
+			}
 		}
 	case 4: // 8+8*4 at byte 20, or 8+7*4 at byte 16
 		if len(b) >= 24 {
-			if x := binary.LittleEndian.Uint32(b[20:24]); x == 40 || x == 40<<24 {
-				return true
+			switch binary.LittleEndian.Uint32(b[20:24]) {
+			case 40:
+				layouts |= layoutLE8
+			case 40 << 24:
+				layouts |= layoutBE8
 			}
 		}
 		if len(b) >= 20 {
-			x := binary.LittleEndian.Uint32(b[16:20])
-			return x == 36 || x == 36<<24
+			switch binary.LittleEndian.Uint32(b[16:20]) {
+			case 36:
+				layouts |= layoutLE7
+			case 36 << 24:
+				layouts |= layoutBE7
+			}
 		}
 	}
-	return false
+	return layouts
 }
 
 // plausiblePclntab checks a candidate header with a known magic found by
@@ -437,4 +456,70 @@ func plausibleFuncs(h *header, l *layout, agree bool) bool {
 	}
 	// The entry after the last sampled one, when the table has more.
 	return h.nfunc == n || entry(h.nfunc) >= prev
+}
+
+// scanMagicless is plausibleUnknown for the scan, for a position whose
+// magic is known not to be a release's, tried in the given layouts (those
+// nameTableFollows returned: a superset of those that decode), where most
+// candidates are rejected: the same tests in the same order (those of
+// header.read and decode for the Go 1.20 layout, then those of
+// plausibleFuncs), on locals instead of a header, in one function: data
+// made of headers that decode costs about 22 ns per candidate instead of
+// 60 (BENCHMARKS.md). FuzzScan checks that the scan answers as
+// plausibleUnknown does on any data, TestScanMagiclessCorpus on the
+// corpus's tables and variants of them.
+func scanMagicless(c []byte, layouts uint8) bool {
+	if c[6] != 1 && c[6] != 2 && c[6] != 4 { // magicless: the quantum; the scan checked the rest
+		return false
+	}
+	size, p := uint64(len(c)), uint64(c[7])
+	for k := 0; layouts>>k != 0; k++ {
+		if layouts>>k&1 == 0 {
+			continue
+		}
+		rd := reader{bigEndian: k >= 2, ptrSize: int(p)}
+		words := uint64(8 - k%2)
+		hdrEnd := 8 + words*p
+		if size < hdrEnd {
+			continue
+		}
+		i := 8 + (words-5)*p // the function name table's offset
+		funcname, cu, filetab, pctab, pcln := rd.ptr(c[i:]), rd.ptr(c[i+p:]), rd.ptr(c[i+2*p:]), rd.ptr(c[i+3*p:]), rd.ptr(c[i+4*p:])
+		if funcname != hdrEnd || !(funcname <= cu && cu <= filetab && filetab <= pctab && pctab <= pcln && pcln <= size) {
+			continue
+		}
+		nfunc, rest := rd.ptr(c[8:]), size-pcln
+		if nfunc > rest || nfunc*8+4 > rest {
+			continue
+		}
+		// The first layout that decodes is the header's: from here on,
+		// every test decides.
+		if nfunc == 0 || rd.ptr(c[8+p:]) == 0 {
+			return false
+		}
+		funcs, names := c[pcln:], c[funcname:cu]
+		l := &layouts120[p/8]
+		n := min(nfunc, 8)
+		prev := uint64(0)
+		for j := uint64(0); j <= n; j++ {
+			e := uint64(rd.u32(funcs[j*8:]))
+			if e < prev {
+				return false
+			}
+			prev = e
+			if j == n {
+				break
+			}
+			off := uint64(rd.u32(funcs[j*8+4:]))
+			if off == 0 || off > uint64(len(funcs)) || uint64(len(funcs))-off < uint64(l.fixedSize) {
+				return false
+			}
+			name := uint64(rd.u32(funcs[off+uint64(l.nameOff):]))
+			if name >= uint64(len(names)) || name > 0 && names[name-1] != 0 {
+				return false
+			}
+		}
+		return nfunc == n || uint64(rd.u32(funcs[nfunc*8:])) >= prev
+	}
+	return false
 }

@@ -90,31 +90,27 @@ func magicless(data []byte) (reader, bool) {
 // parseMagic checks the first eight bytes of a pclntab (FORMAT.md, "Header") and returns
 // its magic and reader.
 func parseMagic(data []byte) (magic, reader, bool) {
-	if len(data) < 8 || data[4] != 0 || data[5] != 0 {
+	rd, ok := magicless(data)
+	if !ok {
 		return 0, reader{}, false
 	}
-	switch data[6] {
-	case 1, 2, 4:
-	default:
-		return 0, reader{}, false
+	if m := magic(binary.LittleEndian.Uint32(data)); m.known() {
+		return m, rd, true
 	}
-	ptrSize := int(data[7])
-	if ptrSize != 4 && ptrSize != 8 {
-		return 0, reader{}, false
-	}
-	for _, be := range []bool{false, true} {
-		var m magic
-		if be {
-			m = magic(binary.BigEndian.Uint32(data))
-		} else {
-			m = magic(binary.LittleEndian.Uint32(data))
-		}
-		switch m {
-		case magic12, magic116, magic118, magic120:
-			return m, reader{bigEndian: be, ptrSize: ptrSize}, true
-		}
+	if m := magic(binary.BigEndian.Uint32(data)); m.known() {
+		rd.bigEndian = true
+		return m, rd, true
 	}
 	return 0, reader{}, false
+}
+
+// known reports whether m is a magic some release writes.
+func (m magic) known() bool {
+	switch m {
+	case magic12, magic116, magic118, magic120:
+		return true
+	}
+	return false
 }
 
 // parseHeader decodes the header at the start of data and checks that every
@@ -139,7 +135,10 @@ func (h *header) read(data []byte) headerFault {
 		return h.readKnown(data, m, rd)
 	}
 	// An unknown magic: the Go 1.20 layout with eight or seven words, in
-	// either byte order; the error is the first's.
+	// either byte order, the name table right after the header (decode's
+	// first test with a number of words); the error is the first's.
+	// scanMagicless (find.go) makes these tests, in this order, for the
+	// scan.
 	rd, ok := magicless(data)
 	if !ok {
 		return headerFault{what: faultNoTable}
@@ -147,7 +146,7 @@ func (h *header) read(data []byte) headerFault {
 	for _, be := range [2]bool{false, true} {
 		rd.bigEndian = be
 		for _, words := range [2]int{8, 7} {
-			if nameTableAt(data, rd, words) && h.decode(data, magic120, rd, words).ok() {
+			if h.decode(data, magic120, rd, words).ok() {
 				h.stored = rd.u32(data)
 				return headerFault{}
 			}
@@ -159,6 +158,17 @@ func (h *header) read(data []byte) headerFault {
 	return f
 }
 
+// The Go 1.20 layouts a header with an unknown magic is tried as (see
+// read), one bit each, in the order read tries them: little-endian before
+// big-endian, eight words before seven. nameTableFollows (find.go)
+// returns a set of them.
+const (
+	layoutLE8 uint8 = 1 << iota
+	layoutLE7
+	layoutBE8
+	layoutBE7
+)
+
 // readKnown is read for a header whose magic m and reader rd parseMagic
 // returned.
 func (h *header) readKnown(data []byte, m magic, rd reader) headerFault {
@@ -167,15 +177,6 @@ func (h *header) readKnown(data []byte, m magic, rd reader) headerFault {
 		return headerFault{}
 	}
 	return f
-}
-
-// nameTableAt reports whether the function name table's offset in a Go
-// 1.20-layout header of the given number of words, read with rd, is the
-// header's end, as the linker writes it: decode's first test, alone.
-func nameTableAt(data []byte, rd reader, words int) bool {
-	p := rd.ptrSize
-	i := 8 + (words-5)*p // the word after nfunc, nfiles and textStart
-	return len(data) >= 8+words*p && rd.ptr(data[i:]) == uint64(8+words*p)
 }
 
 // headerFault says why a header does not decode, without allocating:

@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
+
+	"github.com/gosym-dev/gosym/internal/testcorpus"
 )
 
 // scanInputs are data without a Go table, each filling n bytes: zeros,
@@ -116,11 +119,85 @@ func TestScanHeadersInput(t *testing.T) {
 	decoded := 0
 	for off := 0; off+8 <= len(data); off += 4 {
 		var h header
-		if nameTableFollows(data[off:]) && h.read(data[off:]).ok() {
+		if nameTableFollows(data[off:]) != 0 && h.read(data[off:]).ok() {
 			decoded++
 		}
 	}
 	if want := len(data) / 20 * 9 / 10; decoded < want {
 		t.Errorf("%d headers decode in %d bytes; want at least %d", decoded, len(data), want)
 	}
+}
+
+// TestScanMagiclessCorpus checks scanMagicless, the scan's own copy of
+// plausibleUnknown's tests, against plausibleUnknown on every corpus
+// entry's pclntab: as written (a known magic: the scan must find it where
+// it is), with its magic replaced by garble's kind of random word, and
+// with each header word, each of the first functab words and each of the
+// first records' name offsets changed in turn. The two must agree on every
+// variant, and a header plausibleUnknown accepts must be found by the
+// scan.
+func TestScanMagiclessCorpus(t *testing.T) {
+	var accepted atomic.Int32
+	t.Cleanup(func() { // after the parallel subtests
+		if accepted.Load() == 0 && !t.Failed() {
+			t.Error("no corpus table passes as a garbled header with its magic replaced")
+		}
+	})
+	forEachEntry(t, func(t *testing.T, e testcorpus.Entry, bin []byte, tab *Table) {
+		// 4 bytes of zeros before the table, so that it is not at offset 0.
+		buf := append(make([]byte, 4, 4+len(tab.data)), tab.data...)
+		if known, _ := scanPclntab(buf, 0x1000, false); known != 4 {
+			t.Fatalf("the scan found the table with its magic at %d; want 4", known)
+		}
+		c := buf[4:]
+		rd := tab.hdr.rd
+		put := func(off uint64, v uint32) {
+			if rd.bigEndian {
+				binary.BigEndian.PutUint32(c[off:], v)
+			} else {
+				binary.LittleEndian.PutUint32(c[off:], v)
+			}
+		}
+		put(0, 0xceaaf491)
+		check := func(what string) {
+			t.Helper()
+			want := plausibleUnknown(c)
+			layouts := nameTableFollows(c)
+			if got := layouts != 0 && scanMagicless(c, layouts); got != want {
+				t.Errorf("%s: scanMagicless says %v, plausibleUnknown %v", what, got, want)
+			}
+		}
+		check("magic replaced")
+		if plausibleUnknown(c) {
+			accepted.Add(1)
+			if _, unknown := scanPclntab(buf, 0x1000, true); unknown != 4 {
+				t.Errorf("plausibleUnknown accepts the header with its magic replaced, the scan found it at %d", unknown)
+			}
+		}
+		// The words to disturb: the header's (4 bytes at a time), the
+		// first functab entries, and the name offsets of the records
+		// they point at (Go 1.18+).
+		var words []uint64
+		for off := uint64(8); off < 8+uint64(tab.hdr.words*rd.ptrSize); off += 4 {
+			words = append(words, off)
+		}
+		if fo := uint64(len(c)) - uint64(len(tab.hdr.funcs)); tab.hdr.entrySize() == 8 && fo < uint64(len(c)) {
+			for i := uint64(0); i < 18 && fo+i*4+4 <= uint64(len(c)); i++ {
+				words = append(words, fo+i*4)
+				if i%2 == 1 {
+					if rec := fo + uint64(rd.u32(c[fo+i*4:])) + 4; rec+4 <= uint64(len(c)) {
+						words = append(words, rec)
+					}
+				}
+			}
+		}
+		for _, off := range words {
+			orig := rd.u32(c[off:])
+			for _, v := range []uint32{orig + 1, orig - 1, orig + 4, orig - 8, 0, 1, 0xffffffff, orig ^ 0x80000000, orig << 1} {
+				put(off, v)
+				check(fmt.Sprintf("word at %#x %#x→%#x", off, orig, v))
+			}
+			put(off, orig)
+		}
+	})
 }
