@@ -66,9 +66,12 @@
 //
 // # Limits
 //
-// Releases Go 1.12 to 1.27 on linux, on amd64, arm64, 386, arm, ppc64le
-// and s390x (ppc64, big-endian, has no layout). Signal frames are crossed
-// on each of them when the ucontext the kernel pushed checks out (see
+// Releases Go 1.12 to 1.27 on linux, on amd64, arm64, 386, arm, ppc64,
+// ppc64le and s390x, each checked against the runtime's own traceback.
+// The layouts of mips, mipsle, mips64, mips64le, riscv64 (Go 1.14 on) and
+// loong64 (Go 1.19 on) are generated too, so parked goroutines are listed
+// there, but their signal frames are not crossed and no oracle has run
+// on them. Signal frames are crossed on the first seven when the ucontext the kernel pushed checks out (see
 // gosym.ReachedSignal), cgo binaries included; where it does not (a
 // handler that is not the runtime's, damaged memory), or where the
 // thread's walk ends elsewhere, a running goroutine has no stack: Frames

@@ -27,7 +27,8 @@ func TestLayouts(t *testing.T) {
 		}
 		seen[key] = true
 		ptr := int32(8)
-		if l.GOARCH == "386" || l.GOARCH == "arm" {
+		switch l.GOARCH {
+		case "386", "arm", "mips", "mipsle":
 			ptr = 4
 		}
 		for name, off := range map[string]int32{

@@ -45,7 +45,11 @@ var releases = []string{
 	"go1.24.13", "go1.25.14", "go1.26.8", "go1.27.4",
 }
 
-var arches = []string{"amd64", "arm64", "386", "arm", "ppc64le", "s390x"}
+var arches = []string{"amd64", "arm64", "386", "arm", "ppc64le", "s390x",
+	"ppc64", "mips", "mipsle", "mips64", "mips64le", "riscv64", "loong64"}
+
+// since holds the first release of a linux port that came after Go 1.12.
+var since = map[string]string{"riscv64": "go1.14", "loong64": "go1.19"}
 
 const prog = `package main
 
@@ -81,6 +85,9 @@ func main() {
 			log.Fatal(err)
 		}
 		for _, arch := range strings.Split(*archFlag, ",") {
+			if first, ok := since[arch]; ok && rtlayout.Less(minor(rel), first) {
+				continue
+			}
 			exe, err := build(tmp, goroot, rel, arch)
 			if err != nil {
 				log.Fatalf("%s %s: %v", rel, arch, err)
