@@ -249,15 +249,7 @@ func checkCgo(t *testing.T, binary string, run *coretest.Run, gcore bool) cgoAgr
 		t.Fatal(err)
 	}
 	defer tab.Close()
-	f, err := os.Open(run.Core)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	core, err := elfcore.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	core := openCore(t, run.Core)
 	p, err := goroutines.New(tab, core, core.Threads)
 	if err != nil {
 		t.Fatalf("%s: %v", binary, err)
@@ -365,15 +357,7 @@ func checkCThreads(t *testing.T, binary, corePath string) int {
 		t.Fatal(err)
 	}
 	defer tab.Close()
-	f, err := os.Open(corePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	core, err := elfcore.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	core := openCore(t, corePath)
 	p, err := goroutines.New(tab, core, core.Threads)
 	if err != nil {
 		t.Fatal(err)
@@ -681,15 +665,7 @@ func TestStackSwitchGcore(t *testing.T) {
 				t.Skipf("no %s: %v", tc.stop, err)
 			}
 			corePath := gdbCore(t, gdb, exe, tc.mode, stop.Entry())
-			f, err := os.Open(corePath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			core, err := elfcore.NewFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			core := openCore(t, corePath)
 			p, err := goroutines.New(tab, core, core.Threads)
 			if err != nil {
 				t.Fatal(err)

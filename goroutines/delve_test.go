@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosym-dev/gosym/elfcore"
 	"github.com/gosym-dev/gosym/goroutines"
 	"github.com/gosym-dev/gosym/gosym"
 	"github.com/gosym-dev/gosym/internal/objtest"
@@ -210,15 +209,7 @@ func compareDelve(t *testing.T, binary, corePath string, dlv []dlvGoroutine) map
 		t.Fatal(err)
 	}
 	defer tab.Close()
-	f, err := os.Open(corePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	core, err := elfcore.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	core := openCore(t, corePath)
 	p, err := goroutines.New(tab, core, core.Threads)
 	if err != nil {
 		t.Fatal(err)

@@ -166,15 +166,7 @@ func compare(t *testing.T, binary string, run *coretest.Run, release string) agr
 		t.Fatal(err)
 	}
 	defer tab.Close()
-	f, err := os.Open(run.Core)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	core, err := elfcore.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	core := openCore(t, run.Core)
 	p, err := goroutines.New(tab, core, core.Threads)
 	if err != nil && binary != run.Binary && errors.Is(err, goroutines.ErrNotFound) && !sameData(t, binary, run.Binary) {
 		// The twin's data is elsewhere (Go 1.12's is a page
@@ -435,4 +427,19 @@ func TestRuntimeOracleReleaseArches(t *testing.T) {
 			})
 		}
 	}
+}
+
+// openCore reads the core file at path, open for the rest of the test.
+func openCore(t *testing.T, path string) *elfcore.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	core, err := elfcore.NewFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return core
 }
