@@ -244,16 +244,7 @@ type cgoAgreement struct {
 // (counted in restorer).
 func checkCgo(t *testing.T, binary string, run *coretest.Run, gcore bool) cgoAgreement {
 	t.Helper()
-	tab, err := gosym.Open(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tab.Close()
-	core := openCore(t, run.Core)
-	p, err := goroutines.New(tab, core, core.Threads)
-	if err != nil {
-		t.Fatalf("%s: %v", binary, err)
-	}
+	tab, core, p := openProcess(t, binary, run.Core)
 	want, headers := parsePrinted(run.Output), printedIDs(run.Output)
 	a := cgoAgreement{printed: len(want)}
 	listed := map[uint64]bool{}
@@ -352,16 +343,7 @@ func checkKinds(t *testing.T, run *coretest.Run, spinning bool) {
 // returns how many it checked.
 func checkCThreads(t *testing.T, binary, corePath string) int {
 	t.Helper()
-	tab, err := gosym.Open(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tab.Close()
-	core := openCore(t, corePath)
-	p, err := goroutines.New(tab, core, core.Threads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab, core, p := openProcess(t, binary, corePath)
 	n := 0
 	for g, err := range p.All() {
 		if err != nil || g.Status != goroutines.Syscall || g.Thread == 0 {

@@ -204,16 +204,7 @@ func oursInlined(p *goroutines.Process, g goroutines.Goroutine) ([]dlvFrame, err
 // difference is an error.
 func compareDelve(t *testing.T, binary, corePath string, dlv []dlvGoroutine) map[string]int {
 	t.Helper()
-	tab, err := gosym.Open(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tab.Close()
-	core := openCore(t, corePath)
-	p, err := goroutines.New(tab, core, core.Threads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab, core, p := openProcess(t, binary, corePath)
 	byID := map[uint64]dlvGoroutine{}
 	for _, g := range dlv {
 		byID[g.ID] = g

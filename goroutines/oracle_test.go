@@ -443,3 +443,20 @@ func openCore(t *testing.T, path string) *elfcore.File {
 	}
 	return core
 }
+
+// openProcess opens binary's Table and the core at corePath for the rest
+// of the test, and finds the core's goroutines.
+func openProcess(t *testing.T, binary, corePath string) (*gosym.Table, *elfcore.File, *goroutines.Process) {
+	t.Helper()
+	tab, err := gosym.Open(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close() })
+	core := openCore(t, corePath)
+	p, err := goroutines.New(tab, core, core.Threads)
+	if err != nil {
+		t.Fatalf("%s: %v", binary, err)
+	}
+	return tab, core, p
+}
