@@ -55,18 +55,7 @@ func TestGarble(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s -selfreport: %v", bin, err)
 			}
-			rep, err := testcorpus.ParseReport(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, err := Open(bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tab.Close()
-			in := tab.Info()
-			t.Logf("info: %v, found by %q, repairs %q, validated %q", in, in.FoundBy, in.Repairs, in.Validated)
-			checkGarbleInfo(t, tab)
+			tab, rep := openGarbled(t, bin, out)
 			if a := compareSelfReport(t, tab, rep, 27); a.unexplained() > 0 {
 				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
 			}
@@ -127,18 +116,7 @@ func TestGarbleTargets(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s -selfreport: %v", bin, err)
 			}
-			rep, err := testcorpus.ParseReport(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, err := Open(bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tab.Close()
-			in := tab.Info()
-			t.Logf("info: %v, found by %q, repairs %q", in, in.FoundBy, in.Repairs)
-			checkGarbleInfo(t, tab)
+			tab, rep := openGarbled(t, bin, out)
 			a := compareSelfReport(t, tab, rep, 27)
 			if a.unexplained() > 0 {
 				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
@@ -370,4 +348,24 @@ func TestGarbleReverse(t *testing.T) {
 	if len(wrong) > n.sitesOK/20 {
 		t.Errorf("%d of %d call sites mapped back are not the unobfuscated program's", len(wrong), len(wrong)+n.sitesOK)
 	}
+}
+
+// openGarbled opens the garbled binary bin for the rest of the test,
+// checks what Info says of it (checkGarbleInfo) and parses its
+// self-report out.
+func openGarbled(t *testing.T, bin string, out []byte) (*Table, *testcorpus.Report) {
+	t.Helper()
+	rep, err := testcorpus.ParseReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close() })
+	in := tab.Info()
+	t.Logf("info: %v, found by %q, repairs %q, validated %q", in, in.FoundBy, in.Repairs, in.Validated)
+	checkGarbleInfo(t, tab)
+	return tab, rep
 }
