@@ -62,7 +62,9 @@ func newFile(d objfile.Decoder) *File {
 // devices and FIFOs, are refused at once with an *fs.PathError. It is
 // mapped into memory read-only where the operating system allows (on Unix
 // systems), and read into memory elsewhere; the memory is released once
-// the File is unreachable. As with any mapping, a file truncated by
+// the File is unreachable. A mapped file stays open until Close (or until
+// the File is unreachable): its headers, and what package gosym reads
+// once when it opens a table, are read with pread(2). As with any mapping, a file truncated by
 // another program while it is mapped makes reading its sections fault.
 //
 // If the format is unknown, the error is an *fs.PathError wrapping
@@ -87,12 +89,17 @@ func Open(name string) (*File, error) {
 }
 
 // Close marks the File closed: later calls of Sections, SectionData and
-// LookupSymbol return an error. It releases nothing itself (see the
-// package documentation, "Lifetime"), so slices SectionData returned
-// stay readable while the File is reachable. A second Close does nothing
-// and returns nil.
+// LookupSymbol return an error. For a File made by Open it closes the
+// file, which stays open meanwhile so that what is read once (headers)
+// is read with pread(2) rather than through the mapping; it releases no
+// memory (see the package documentation, "Lifetime"), so slices
+// SectionData returned stay readable while the File is reachable. A
+// second Close does nothing and returns nil.
 func (f *File) Close() error {
 	f.closed.Store(true)
+	if f.data != nil {
+		f.data.Close()
+	}
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
+	"unsafe"
 )
 
 // ErrNotRegular reports a file that is not a regular file (a directory, a
@@ -24,6 +26,9 @@ var ErrNotRegular = errors.New("not a regular file")
 type Data struct {
 	b      []byte
 	mapped bool
+	// f is the open file of a mapping LoadReading made, through which
+	// ReadAt reads until Close; nil for others.
+	f *file
 }
 
 // Bytes returns the contents. They must not be modified, and may be read
@@ -39,19 +44,25 @@ func (d *Data) Mapped() bool { return d.mapped }
 // a directory, is "is a directory"), without reading from them and without
 // blocking (a FIFO without a writer).
 func Load(name string) (*Data, error) {
-	return LoadReading(name, nil)
+	return load(name, nil, false)
 }
 
-// LoadReading is Load, and then, if read is not nil, calls read with the
-// contents and an io.ReaderAt that reads the same bytes at the same
-// offsets: from a mapped file with pread(2), a system call of a few
-// microseconds, where the first read of a page of a fresh mapping costs a
-// page fault, and on a virtual machine often ten times as much, since the
-// page tables it fills must be torn down again (BENCHMARKS.md, "Big
-// binaries"). A reader of headers reads them through it. The ReaderAt may
-// be used only during the call; read's error is returned, with the Data.
+// LoadReading is Load, but a mapped file stays open until Close, so that
+// the Data's ReadAt and Copy read it with pread(2), a system call of a
+// few microseconds, where the first read of a page of a fresh mapping
+// costs a page fault, and on a virtual machine often ten times as much,
+// since the page tables it fills must be torn down again (BENCHMARKS.md,
+// "Big binaries"). A reader of headers, and of whatever else it reads
+// once, reads through them. If read is not nil, LoadReading calls it
+// with the contents and the Data as an io.ReaderAt; read's error is
+// returned, with the Data.
 func LoadReading(name string, read func(b []byte, r io.ReaderAt) error) (*Data, error) {
-	if d, done, err := mapFile(name, read); done {
+	return load(name, read, true)
+}
+
+// load is Load (keep false) or LoadReading (keep true).
+func load(name string, read func(b []byte, r io.ReaderAt) error, keep bool) (*Data, error) {
+	if d, done, err := mapFile(name, read, keep); done {
 		return d, err
 	}
 	// Read the file: on systems without mmap, and for files that cannot
@@ -86,23 +97,82 @@ func LoadReading(name string, read func(b []byte, r io.ReaderAt) error) (*Data, 
 	}
 	d := &Data{b: b}
 	if read != nil {
-		return d, read(b, bytesAt(b))
+		return d, read(b, d)
 	}
 	return d, nil
 }
 
-// bytesAt reads a byte slice as an io.ReaderAt.
-type bytesAt []byte
-
-func (b bytesAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(b)) {
+// ReadAt reads len(p) bytes of the contents at offset off, as
+// io.ReaderAt: with pread(2) while the file LoadReading mapped is open,
+// else from the contents in memory. Either way the bytes are the same
+// (a file changed while it is in use aside); a read the file ends short
+// returns io.EOF.
+func (d *Data) ReadAt(p []byte, off int64) (int, error) {
+	if d.f != nil {
+		if n, ok, err := d.f.readAt(p, off); ok {
+			return n, err
+		}
+	}
+	if off < 0 || off > int64(len(d.b)) {
 		return 0, io.EOF
 	}
-	n := copy(p, b[off:])
+	n := copy(p, d.b[off:])
 	if n < len(p) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// Copy copies src into dst, as the built-in copy does, and returns the
+// number of bytes copied. When src lies inside the contents of a Data
+// LoadReading mapped and the file is still open, the bytes are read from
+// the file with pread(2) rather than from memory, so that reading them
+// costs no page fault: for what is read once, such as the headers a
+// reader checks when it opens a file. src must not overlap dst.
+func (d *Data) Copy(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	if n == 0 {
+		return 0
+	}
+	if off, ok := d.offsetOf(src[:n]); ok && d.f != nil {
+		if m, ok, _ := d.f.readAt(dst[:n], off); ok && m == n {
+			return n
+		}
+	}
+	return copy(dst, src)
+}
+
+// offsetOf returns the offset of b in d's contents; false if b is not a
+// part of them.
+func (d *Data) offsetOf(b []byte) (int64, bool) {
+	if len(b) == 0 || len(d.b) == 0 {
+		return 0, false
+	}
+	// Comparing addresses, never making a pointer of one.
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p-base > uintptr(len(d.b)) || uintptr(len(b)) > uintptr(len(d.b))-(p-base) {
+		return 0, false
+	}
+	return int64(p - base), true
+}
+
+// Close closes the file LoadReading kept open; ReadAt and Copy read the
+// contents in memory from then on. The contents stay readable (see the
+// package documentation). It does nothing for other Data, or a second
+// time.
+func (d *Data) Close() {
+	if d.f != nil {
+		d.f.close()
+	}
+}
+
+// file is an open file that a Data reads with pread(2) until it is
+// closed: by Data.Close, or by the cleanup that unmaps the Data.
+type file struct {
+	mu   sync.RWMutex // held for reading by each pread, for writing by close
+	fd   int          // -1 once closed
+	size int64
 }
 
 // checkSize returns the size of the named file as an int.
