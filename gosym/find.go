@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
+	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -33,7 +34,8 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 			if err != nil {
 				return nil, 0, "", objectError(err)
 			}
-			if _, _, ok := parseMagic(data); ok {
+			var head [8]byte
+			if _, _, ok := parseMagic(head[:objfile.CopyData(obj, head[:], data)]); ok {
 				return data, s.Addr, "section " + name, nil
 			}
 			if plausibleUnknown(data) {
@@ -61,7 +63,7 @@ func findPclntab(obj object.Object, secs []object.SectionHeader, mem *addrspace.
 		}
 	}
 	if sl, ok := obj.(object.SymbolLookup); ok {
-		if data, addr, ok := pclntabOfModuledata(sl, obj.Endian(), mem); ok {
+		if data, addr, ok := pclntabOfModuledata(obj, sl, obj.Endian(), mem); ok {
 			return data, addr, "symbol runtime.firstmoduledata", nil
 		}
 	}
@@ -201,13 +203,16 @@ func evidence(obj object.Object, secs []object.SectionHeader) []string {
 // 14 after) ends the table. It spares a binary whose pclntab has neither
 // a section nor symbols of its own, such as an externally linked PIE, a
 // scan of its data. ok is false if the symbol is missing or does not
-// point at a pclntab header of its pointer size and byte order.
-func pclntabOfModuledata(sl object.SymbolLookup, order binary.ByteOrder, mem *addrspace.Space) ([]byte, uint64, bool) {
+// point at a pclntab header of its pointer size and byte order. The
+// moduledata's words and the header's first bytes are read from obj with
+// objfile.CopyData.
+func pclntabOfModuledata(obj object.Object, sl object.SymbolLookup, order binary.ByteOrder, mem *addrspace.Space) ([]byte, uint64, bool) {
 	sym, err := sl.LookupSymbol("runtime.firstmoduledata")
 	if err != nil {
 		return nil, 0, false
 	}
-	md := mem.From(sym.Addr)
+	var mdBuf [(mdPclntable + 2) * 8]byte
+	md := mdBuf[:objfile.CopyData(obj, mdBuf[:], mem.From(sym.Addr))]
 	for _, p := range []uint64{8, 4} {
 		if uint64(len(md)) < (mdPclntable+2)*p {
 			continue
@@ -220,7 +225,8 @@ func pclntabOfModuledata(sl object.SymbolLookup, order binary.ByteOrder, mem *ad
 		}
 		addr := w(0)
 		data := mem.From(addr)
-		m, rd, ok := parseMagic(data)
+		var head [8]byte
+		m, rd, ok := parseMagic(head[:objfile.CopyData(obj, head[:], data)])
 		if !ok || uint64(rd.ptrSize) != p || rd.bigEndian != (order == binary.BigEndian) {
 			continue
 		}

@@ -111,6 +111,14 @@ func (t *Table) entryOff(i uint64) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
+// openEntryOff is entryOff for Open, which reads a few entries once: it
+// reads the entry with copyData (pread, for a File made by object.Open).
+func (t *Table) openEntryOff(i uint64) uint32 {
+	var b [4]byte
+	t.copyData(b[:], t.hdr.functab[i*8:i*8+4])
+	return t.hdr.rd.u32(b[:])
+}
+
 // findFuncOffset is findFunc for 1.18+ tables with contiguous text, where
 // a binary search compares the u32 text offsets in place. off must lie in
 // [entryOff(0), entryOff(nfunc)).
@@ -162,7 +170,7 @@ func (t *Table) newFuncIndex(addr, minpc, maxpc uint64) funcIndex {
 	if addr == 0 || t.hdr.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc || t.wasm {
 		return funcIndex{}
 	}
-	lo, hi := t.entryOff(0), t.entryOff(n)
+	lo, hi := t.openEntryOff(0), t.openEntryOff(n)
 	if t.text+uint64(lo) != minpc || hi < lo {
 		return funcIndex{}
 	}

@@ -120,9 +120,21 @@ func (m magic) known() bool {
 // is read as the Go 1.20 layout, with or without textStart, if its
 // structure allows (see magicless); the error then says why not.
 func parseHeader(data []byte) (*header, error) {
+	return parseHeaderFrom(data, data)
+}
+
+// maxHeaderSize is the size of the largest header: eight bytes and eight
+// words of eight bytes.
+const maxHeaderSize = 8 + 8*8
+
+// parseHeaderFrom is parseHeader, reading the header's fields from head,
+// a copy of the first min(len(data), maxHeaderSize) bytes of data or more
+// (read with pread by Open: see Table.copyData); the sub-tables are
+// slices of data.
+func parseHeaderFrom(head, data []byte) (*header, error) {
 	h := new(header)
-	if f := h.read(data); !f.ok() {
-		return nil, f.err(data)
+	if f := h.readFrom(head, data); !f.ok() {
+		return nil, f.err(head)
 	}
 	return h, nil
 }
@@ -130,30 +142,34 @@ func parseHeader(data []byte) (*header, error) {
 // read is parseHeader into h, without allocating, so that the scan for a
 // table may try it at every candidate position (find.go). After a fault,
 // h holds nothing of use.
-func (h *header) read(data []byte) headerFault {
-	if m, rd, ok := parseMagic(data); ok {
-		return h.readKnown(data, m, rd)
+func (h *header) read(data []byte) headerFault { return h.readFrom(data, data) }
+
+// readFrom is read, with the header's fields read from head (see
+// parseHeaderFrom).
+func (h *header) readFrom(head, data []byte) headerFault {
+	if m, rd, ok := parseMagic(head); ok {
+		return h.readKnownFrom(head, data, m, rd)
 	}
 	// An unknown magic: the Go 1.20 layout with eight or seven words, in
 	// either byte order, the name table right after the header (decode's
 	// first test with a number of words); the error is the first's.
 	// scanMagicless (find.go) makes these tests, in this order, for the
 	// scan.
-	rd, ok := magicless(data)
+	rd, ok := magicless(head)
 	if !ok {
 		return headerFault{what: faultNoTable}
 	}
 	for _, be := range [2]bool{false, true} {
 		rd.bigEndian = be
 		for _, words := range [2]int{8, 7} {
-			if h.decode(data, magic120, rd, words).ok() {
-				h.stored = rd.u32(data)
+			if h.decode(head, data, magic120, rd, words).ok() {
+				h.stored = rd.u32(head)
 				return headerFault{}
 			}
 		}
 	}
 	rd.bigEndian = false
-	f := h.decode(data, magic120, rd, 8)
+	f := h.decode(head, data, magic120, rd, 8)
 	f.unknown = true
 	return f
 }
@@ -172,8 +188,14 @@ const (
 // readKnown is read for a header whose magic m and reader rd parseMagic
 // returned.
 func (h *header) readKnown(data []byte, m magic, rd reader) headerFault {
-	f := h.decode(data, m, rd, 0)
-	if !f.ok() && (m == magic118 || m == magic120) && h.decode(data, m, rd, 7).ok() {
+	return h.readKnownFrom(data, data, m, rd)
+}
+
+// readKnownFrom is readKnown, with the header's fields read from head
+// (see parseHeaderFrom).
+func (h *header) readKnownFrom(head, data []byte, m magic, rd reader) headerFault {
+	f := h.decode(head, data, m, rd, 0)
+	if !f.ok() && (m == magic118 || m == magic120) && h.decode(head, data, m, rd, 7).ok() {
 		return headerFault{}
 	}
 	return f
@@ -232,11 +254,13 @@ func (f headerFault) err(data []byte) error {
 // number not the family's own, the function name table must start right
 // after the header, as the linker places it. The most telling test comes
 // first, and h is written only once the header decoded: the scan asks
-// this of candidates that are nearly all rejected at once.
-func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault {
+// this of candidates that are nearly all rejected at once. The header's
+// fields are read from head, data itself or a copy of its first bytes
+// (see parseHeaderFrom); the sub-tables are slices of data.
+func (h *header) decode(head, data []byte, m magic, rd reader, words int) headerFault {
 	p := uint64(rd.ptrSize)
 	size := uint64(len(data))
-	word := func(i uint64) uint64 { return rd.ptr(data[8+i*p:]) }
+	word := func(i uint64) uint64 { return rd.ptr(head[8+i*p:]) }
 
 	if m == magic12 {
 		if size < 8+p {
@@ -256,7 +280,7 @@ func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault 
 		if fileOff+4 > size {
 			return headerFault{what: faultFileOff, a: fileOff}
 		}
-		*h = header{magic: m, stored: rd.u32(data), rd: rd, quantum: uint32(data[6]), words: 1, nfunc: nfunc,
+		*h = header{magic: m, stored: rd.u32(head), rd: rd, quantum: uint32(head[6]), words: 1, nfunc: nfunc,
 			names: data, pctab: data, funcs: data, functab: data[8+p : tabEnd], filetab: data[fileOff:]}
 		return headerFault{}
 	}
@@ -293,7 +317,7 @@ func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault 
 	// Every field, one by one: assigning a composite literal to *h would
 	// copy it through the runtime (typedmemmove), which costs more than
 	// the rest of decode in the scan of a file full of such headers.
-	h.magic, h.stored, h.rd, h.quantum, h.words = m, rd.u32(data), rd, uint32(data[6]), int(nwords)
+	h.magic, h.stored, h.rd, h.quantum, h.words = m, rd.u32(head), rd, uint32(head[6]), int(nwords)
 	h.nfunc, h.nfiles, h.textStart, h.entryKey, h.funcIDBeyond = nfunc, word(1), 0, 0, 0
 	if nwords == 8 {
 		h.textStart = word(2)

@@ -70,9 +70,13 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 		}
 		return false
 	}
+	// Each candidate is read with pread (copyData) into md, which holds
+	// every layout's words.
+	var md [mdReadSize]byte
+	tryAt := func(b []byte) bool { return try(md[:t.copyData(md[:], b)]) }
 	for i, s := range secs {
 		if s.Name == ".go.module" || s.Name == "__go_module" {
-			if b, err := obj.SectionData(i); err == nil && try(b) {
+			if b, err := obj.SectionData(i); err == nil && tryAt(b) {
 				t.foundBy.moduledata = "section " + s.Name
 				return nil
 			}
@@ -80,7 +84,7 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	}
 	sl, hasSyms := obj.(object.SymbolLookup)
 	if hasSyms {
-		if sym, err := sl.LookupSymbol("runtime.firstmoduledata"); err == nil && try(t.mem.From(sym.Addr)) {
+		if sym, err := sl.LookupSymbol("runtime.firstmoduledata"); err == nil && tryAt(t.mem.From(sym.Addr)) {
 			t.foundBy.moduledata = "symbol runtime.firstmoduledata"
 			return nil
 		}
@@ -98,8 +102,10 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 		key = pat[8-p:]
 	}
 	// The linkers put runtime.firstmoduledata in the no-pointer data: that
-	// section is scanned first, the others after it. Each page the scan
-	// reads costs a page fault in a freshly mapped file.
+	// section is scanned first, the others after it. The scan reads the
+	// sections in chunks with pread (copyData): each page it read through
+	// a freshly mapped file would cost a page fault.
+	var chunk []byte
 	for _, noptr := range []bool{true, false} {
 		for i, s := range secs {
 			if s.Flags&object.SectionWrite == 0 || s.Flags&object.SectionExec != 0 || s.FileSize == 0 || isNoptrdata(s.Name) != noptr {
@@ -109,16 +115,12 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 			if err != nil {
 				continue
 			}
-			for off := 0; off < len(b); {
-				j := indexAligned(b[off:], key, p, (s.Addr+uint64(off))%uint64(p))
-				if j < 0 {
-					break
-				}
-				if try(b[off+j:]) {
-					t.foundBy.moduledata = "scan of " + sectionName(s)
-					return nil
-				}
-				off += j + p
+			if chunk == nil {
+				chunk = make([]byte, mdScanChunk)
+			}
+			if t.scanModuledata(b, s.Addr, key, chunk, tryAt) {
+				t.foundBy.moduledata = "scan of " + sectionName(s)
+				return nil
 			}
 		}
 	}
@@ -137,6 +139,43 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 		}
 	}
 	return corrupt("cannot locate moduledata (text and funcdata bases)")
+}
+
+// mdReadSize is how many bytes of a candidate moduledata findModuledata
+// reads: more than the words of every layout (moduledataLayoutFor's
+// textsectmap+3 words of 8 bytes).
+const mdReadSize = 64 * 8
+
+// mdScanChunk is how many bytes of a section the scan for the moduledata
+// reads with one pread.
+const mdScanChunk = 64 << 10
+
+// scanModuledata finds the positions of b, section data loaded at addr,
+// where key (the pclntab's address, a word of p = len(key) bytes) is
+// stored at an address aligned to p, in order, and calls try with the
+// bytes from each until it returns true. It reads b through chunk with
+// copyData, one chunk at a time: consecutive chunks overlap by a word
+// less one byte, so that a word across the end of one is whole in the
+// next, and a position is tried only in the first chunk that holds its
+// word whole. try reads the candidate itself (from b).
+func (t *Table) scanModuledata(b []byte, addr uint64, key, chunk []byte, try func([]byte) bool) bool {
+	p := len(key)
+	step := len(chunk) - (p - 1)
+	for start := 0; start < len(b); start += step {
+		c := chunk[:t.copyData(chunk, b[start:])]
+		limit := min(step, len(c)) // positions from limit on are the next chunk's
+		for off := 0; off < limit; {
+			j := indexAligned(c[off:], key, p, (addr+uint64(start+off))%uint64(p))
+			if j < 0 || off+j >= limit {
+				break
+			}
+			if try(b[start+off+j:]) {
+				return true
+			}
+			off += j + p
+		}
+	}
+	return false
 }
 
 // isNoptrdata reports whether a section is the no-pointer data, where
@@ -208,14 +247,19 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	}
 	oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh := t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh
 	t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = text, gofunc, ts, false, 0
-	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc && wasm {
+	// The first entry's text offset, read once with pread (openEntryOff).
+	var first uint32
+	if t.hdr.nfunc > 0 {
+		first = t.openEntryOff(0)
+	}
+	if t.hdr.nfunc > 0 && t.textAddr(first) != minpc && wasm {
 		// The functab of a WebAssembly module holds function
 		// indexes (PC>>16) since Go 1.25, the PCs themselves before;
 		// from Go 1.28 without the 0x1000 and with bit 63 set in
 		// every PC, which the first entry must then give back.
 		t.wasm, t.wasmHigh = true, minpc&wasmHighBit
 	}
-	if t.hdr.nfunc > 0 && t.entryAt(0) != minpc {
+	if t.hdr.nfunc > 0 && t.textAddr(first) != minpc {
 		t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
 	"github.com/gosym-dev/gosym/internal/buildinfo"
+	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -94,7 +95,10 @@ func NewTable(obj object.Object) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := parseHeader(data)
+	// The header is read with objfile.CopyData, as everything else Open
+	// reads once (Table.copyData).
+	var head [maxHeaderSize]byte
+	h, err := parseHeaderFrom(head[:objfile.CopyData(obj, head[:], data)], data)
 	if err != nil {
 		return nil, err
 	}
@@ -177,3 +181,13 @@ func (t *Table) GoVersion() string { return t.version }
 // NumFunctions returns the number of entries of the function table, an
 // upper bound on the number of functions Functions yields.
 func (t *Table) NumFunctions() int { return int(t.hdr.nfunc) }
+
+// copyData copies src, bytes of the table's object (a slice of its
+// section data: the pclntab, what t.mem maps), into dst, as the built-in
+// copy does. NewTable reads what it reads once through it (the header,
+// the moduledata, functab entries, the records and inline trees it
+// checks), so that for a File made by object.Open they are read with
+// pread rather than through the fresh mapping, where each page read costs
+// a page fault (objfile.CopyData; BENCHMARKS.md, "Big binaries"). The
+// Table keeps slices of the mapping for lookups.
+func (t *Table) copyData(dst, src []byte) int { return objfile.CopyData(t.obj, dst, src) }

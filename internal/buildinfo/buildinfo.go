@@ -8,12 +8,17 @@ import (
 	"encoding/binary"
 
 	"github.com/gosym-dev/gosym/internal/addrspace"
+	"github.com/gosym-dev/gosym/internal/objfile"
 	"github.com/gosym-dev/gosym/object"
 )
 
 var magic = []byte("\xff Go buildinf:")
 
 const headerSize = 32
+
+// blobReadMax is the size of the largest section Read copies before it
+// scans it.
+const blobReadMax = 4 << 10
 
 // Version returns the Go version recorded in obj ("go1.21.5"), or "" when
 // obj has no build info. mem resolves the pointers of the pre-1.18 format.
@@ -29,11 +34,20 @@ func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Spac
 // info, but for a WebAssembly module, which has none: its "producers"
 // section names the release (and no module). The strings are copies: they
 // stay valid after obj is closed.
+//
+// A candidate section of at most blobReadMax bytes (the dedicated section:
+// the blob with its strings inline, in Go 1.18 and later) is read with
+// objfile.CopyData, with pread for a File made by object.Open, rather
+// than through the fresh mapping, where each page read costs a page fault.
 func Read(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) (vers, mod string) {
+	var buf [blobReadMax]byte
 	for _, i := range candidates(secs) {
 		data, err := obj.SectionData(i)
 		if err != nil {
 			continue
+		}
+		if len(data) <= len(buf) {
+			data = buf[:objfile.CopyData(obj, buf[:], data)]
 		}
 		if vers, mod = scan(data, mem); vers != "" {
 			return vers, mod
