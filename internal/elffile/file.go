@@ -26,6 +26,11 @@ type File struct {
 	// where there is none.
 	symtab, dynsym table
 	syms           objfile.SymbolMap
+
+	// copier, if not nil, reads bytes of data with pread: the ReaderAt
+	// given to NewBytesAt, when it can (package object's mapped files).
+	// Symbol lookups read the tables through it (see window).
+	copier interface{ Copy(dst, src []byte) int }
 }
 
 // New returns f as an Object. The result is a *File. Its SectionData reads

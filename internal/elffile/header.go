@@ -65,11 +65,19 @@ func NewBytes(data []byte) (*File, error) {
 // the mapping untouched: the first read of a page of a fresh mapping costs
 // a page fault, several times a pread (BENCHMARKS.md, "Big binaries").
 // Tables of more than headerReadMax bytes, and anything r fails to read,
-// are read from data. r is not used after NewBytesAt returns.
+// are read from data. r is not used after NewBytesAt returns, unless it
+// also has a method Copy(dst, src []byte) int that copies src, bytes of
+// data, into dst as the built-in copy does (reading them with pread: an
+// mmapfile.Data): symbol lookups then read the symbol tables, their
+// names and hash tables through it, a chunk at a time, for as long as the
+// File is used.
 func NewBytesAt(data []byte, r io.ReaderAt) (*File, error) {
 	f, err := decode(data, r)
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := r.(interface{ Copy(dst, src []byte) int }); ok {
+		f.copier = c
 	}
 	return f, nil
 }

@@ -146,9 +146,21 @@ func (f *File) eachSymbol(t *table, name string, fn func(objfile.Symbol) bool) e
 		return err
 	}
 	strtab := objfile.NewStringTable(b)
+	if name != "" {
+		// One name: the entries and the names it compares are read
+		// through windows (see window).
+		sw, nw, _, release := f.windows(syms, b, nil)
+		defer release()
+		for off := size; off+size <= uint64(len(syms)); off += size {
+			if s, ok := f.entry(sw.at(off, size), &strtab, &nw, name); ok && !fn(s) {
+				return nil
+			}
+		}
+		return nil
+	}
 	// Entry 0 is the null symbol.
 	for b := syms[min(size, uint64(len(syms))):]; len(b) > 0; b = b[size:] {
-		if s, ok := f.entry(b, &strtab, name); ok && !fn(s) {
+		if s, ok := f.entry(b, &strtab, nil, name); ok && !fn(s) {
 			return nil
 		}
 	}
@@ -165,10 +177,10 @@ func (f *File) symSize() uint64 {
 
 // entry decodes the symbol-table entry at the start of b, whose names are
 // in strtab, as eachSymbol keeps it: ok is false for one that symbol
-// drops, or, if name is not empty, one not called name. The name is
-// checked last: an entry dropped for its other fields costs no read of
-// the string table (a page fault, in a freshly mapped file).
-func (f *File) entry(b []byte, strtab *objfile.StringTable, name string) (objfile.Symbol, bool) {
+// drops, or, if name is not empty, one not called name, which is compared
+// through names, a window on strtab. The name is checked last: an entry
+// dropped for its other fields costs no read of the string table.
+func (f *File) entry(b []byte, strtab *objfile.StringTable, names *window, name string) (objfile.Symbol, bool) {
 	o := f.order
 	nameOff := uint64(o.Uint32(b[0:]))
 	if nameOff == 0 {
@@ -188,7 +200,7 @@ func (f *File) entry(b []byte, strtab *objfile.StringTable, name string) (objfil
 		info = b[12]
 		shndx = elf.SectionIndex(o.Uint16(b[14:]))
 	}
-	if !keep(info, shndx) || name != "" && !strtab.Has(nameOff, name) {
+	if !keep(info, shndx) || name != "" && !names.has(nameOff, name) {
 		return objfile.Symbol{}, false
 	}
 	symName := name
@@ -237,9 +249,18 @@ func (f *File) hashTable(t *table) (h gnuHash, ok bool) {
 	if err != nil {
 		return h, false
 	}
+	// The header is read through the copier; b stays a slice of the
+	// mapping.
+	head := b
+	if f.copier != nil {
+		var hb [16]byte
+		if f.copier.Copy(hb[:], b) == len(hb) {
+			head = hb[:]
+		}
+	}
 	o := f.order
-	nbuckets, bloomWords := uint64(o.Uint32(b)), uint64(o.Uint32(b[8:]))
-	h.symOffset = uint64(o.Uint32(b[4:]))
+	nbuckets, bloomWords := uint64(o.Uint32(head)), uint64(o.Uint32(head[8:]))
+	h.symOffset = uint64(o.Uint32(head[4:]))
 	word := uint64(4)
 	if f.class == elf.ELFCLASS64 {
 		word = 8
@@ -267,23 +288,34 @@ func (f *File) hashLookup(t *table, h gnuHash, name string, fn func(objfile.Symb
 		return err
 	}
 	strtab := objfile.NewStringTable(b)
+	// The entries, names and words compared are read through windows
+	// (see window).
+	sw, nw, cw, release := f.windows(syms, b, h.chain)
+	defer release()
 	for i := uint64(1); i < h.symOffset; i++ {
-		if s, ok := f.entry(syms[i*size:], &strtab, name); ok && !fn(s) {
+		if s, ok := f.entry(sw.at(i*size, size), &strtab, &nw, name); ok && !fn(s) {
 			return nil
 		}
 	}
 	o := f.order
 	hash := gnuHashOf(name)
 	nbuckets := uint64(len(h.buckets) / 4)
-	first := uint64(o.Uint32(h.buckets[uint64(hash)%nbuckets*4:]))
+	// The bucket's word, through the chain's window: the chain is read
+	// after it.
+	bw := cw
+	bw.src = h.buckets
+	if bw.chunk != nil {
+		bw.chunk = bw.chunk[:4]
+	}
+	first := uint64(o.Uint32(bw.at(uint64(hash)%nbuckets*4, 4)))
 	if first < h.symOffset {
 		return nil // an empty bucket (0), or a damaged one
 	}
 	// Each entry ends the walk or moves it on: at most one step per entry.
 	for i := first; i < h.nsyms; i++ {
-		c := o.Uint32(h.chain[(i-h.symOffset)*4:])
+		c := o.Uint32(cw.at((i-h.symOffset)*4, 4))
 		if c|1 == hash|1 {
-			if s, ok := f.entry(syms[i*size:], &strtab, name); ok && !fn(s) {
+			if s, ok := f.entry(sw.at(i*size, size), &strtab, &nw, name); ok && !fn(s) {
 				return nil
 			}
 		}
