@@ -86,6 +86,27 @@ func Open(name string) (*Table, error) {
 // The Table reads obj's section data for as long as it is in use; obj
 // must stay valid that long.
 func NewTable(obj object.Object) (*Table, error) {
+	t, err := locate(obj)
+	if err != nil {
+		return nil, err
+	}
+	// The checks that read the functab and the records in place.
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if t.hdr.nfunc > 0 {
+		if _, _, err := t.checkRecord(0); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// locate is NewTable without its checks of the records (validate and
+// checkRecord): it finds the pclntab, its header, the build info and the
+// moduledata, and reads them (with copyData) and the first and last
+// functab entries, but nothing else of the table.
+func locate(obj object.Object) (*Table, error) {
 	secs, err := obj.Sections()
 	if err != nil {
 		return nil, objectError(err)
@@ -131,14 +152,6 @@ func NewTable(obj object.Object) (*Table, error) {
 	}
 	if h.magic == magic118 || h.magic == magic120 {
 		if err := t.findModuledata(obj, secs); err != nil {
-			return nil, err
-		}
-	}
-	if err := t.validate(); err != nil {
-		return nil, err
-	}
-	if h.nfunc > 0 {
-		if _, _, err := t.checkRecord(0); err != nil {
 			return nil, err
 		}
 	}

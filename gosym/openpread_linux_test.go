@@ -1,0 +1,144 @@
+package gosym
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/object"
+)
+
+// TestOpenReadsWithPread checks that Open reads what it reads to find the
+// table with pread, not through the fresh mapping of the file, where each
+// page read costs a page fault (BENCHMARKS.md, "Big binaries"): after
+// object.Open and locate (the headers, the build info, the moduledata by
+// section, by symbol or by the scan of the data, the symbol tables, the
+// functab's first and last entries), no page of the mapping is in the
+// page table (/proc/self/pagemap). Only the checks of the records that
+// follow (validate, checkRecord) read the mapping: how many windows, the
+// test logs (the kernel maps a whole folio of the page cache at a fault,
+// so pages say where no read was, not how many faults there were). The
+// binaries: the test program, stripped and not, with its tables found by
+// symbol (its .gopclntab, .go.module and pclntab symbols renamed), with
+// its moduledata found by the scan (.go.module and
+// runtime.firstmoduledata renamed), and the go command.
+func TestOpenReadsWithPread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds programs")
+	}
+	prog := objtest.Binary(t, objtest.LinuxAMD64)
+	goCmd, err := os.ReadFile(benchBinary(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rename := func(b []byte, olds ...string) []byte {
+		for _, old := range olds {
+			b = bytes.ReplaceAll(b, []byte(old+"\x00"), []byte(old[:len(old)-1]+"X\x00"))
+		}
+		return b
+	}
+	cases := []struct {
+		name, pclntab, moduledata string
+		bin                       []byte
+	}{
+		{"program", "section .gopclntab", "section .go.module", prog},
+		{"stripped", "section .gopclntab", "section .go.module", objtest.Binary(t, objtest.LinuxStripped)},
+		{"by-symbol", "symbol runtime.firstmoduledata", "symbol runtime.firstmoduledata", rename(prog, "pclntab", ".go.module")},
+		{"by-scan", "section .gopclntab", "scan of section .go.modulX", rename(prog, ".go.module", "runtime.firstmoduledata")},
+		{"go", "section .gopclntab", "section .go.module", goCmd},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name)
+			if err := os.WriteFile(path, c.bin, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			obj, err := object.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obj.Close()
+			tab, err := locate(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ws := residentWindows(t, path); len(ws) != 0 {
+				t.Errorf("locate read %d windows of the mapping, the first at file offset %#x; want none", len(ws), ws[0].first)
+			}
+			if tab.foundBy.pclntab != c.pclntab || tab.foundBy.moduledata != c.moduledata {
+				t.Errorf("pclntab found by %q, moduledata by %q; want %q, %q", tab.foundBy.pclntab, tab.foundBy.moduledata, c.pclntab, c.moduledata)
+			}
+			if err := tab.validate(); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := tab.checkRecord(0); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("the checks of the records read %d windows of the mapping", len(residentWindows(t, path)))
+			runtime.KeepAlive(obj)
+		})
+	}
+}
+
+// A residentWindow is a 64 KB window of a file's mapping with pages in
+// the page table: the file offsets of its first and last such pages, and
+// all of them.
+type residentWindow struct {
+	first, last uint64
+	pages       map[uint64]bool
+}
+
+// residentWindows returns the windows of this process's mappings of path
+// (a file no other mapping shares) that have pages in the page table.
+func residentWindows(t *testing.T, path string) []residentWindow {
+	t.Helper()
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip(err)
+	}
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer pm.Close()
+	page := uint64(os.Getpagesize())
+	var ws []residentWindow
+	for _, l := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 6 || f[len(f)-1] != path {
+			continue
+		}
+		lo, hi, _ := strings.Cut(f[0], "-")
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		foff, err3 := strconv.ParseUint(f[2], 16, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("/proc/self/maps: %q", l)
+		}
+		entries := make([]byte, (end-start)/page*8)
+		if _, err := pm.ReadAt(entries, int64(start/page*8)); err != nil {
+			t.Fatalf("/proc/self/pagemap: %v", err)
+		}
+		last := ^uint64(0)
+		for i := uint64(0); i < uint64(len(entries))/8; i++ {
+			if binary.LittleEndian.Uint64(entries[i*8:])&(1<<63) == 0 {
+				continue
+			}
+			off := foff + i*page
+			if w := (start + i*page) >> 16; w != last {
+				last = w
+				ws = append(ws, residentWindow{first: off, pages: map[uint64]bool{}})
+			}
+			ws[len(ws)-1].last = off
+			ws[len(ws)-1].pages[off] = true
+		}
+	}
+	return ws
+}
