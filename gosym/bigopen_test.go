@@ -209,7 +209,7 @@ func TestGofuncSamplesNear(t *testing.T) {
 	tabs["go"] = goCmd
 	for name, tab := range tabs {
 		var buf [4 * validateSample]gofuncSample
-		s := tab.gofuncSamples(&buf)
+		s, _ := tab.gofuncSamples(&buf)
 		if len(s) != quickSample {
 			t.Errorf("%s: %d samples, want %d", name, len(s), quickSample)
 			continue
@@ -298,7 +298,7 @@ func TestGofuncSamplesSpread(t *testing.T) {
 	}
 	tab := mustTable(t, b)
 	var buf [4 * validateSample]gofuncSample
-	s := tab.gofuncSamples(&buf)
+	s, _ := tab.gofuncSamples(&buf)
 	if len(s) < 3 {
 		t.Fatalf("%d samples, want at least 3", len(s))
 	}

@@ -116,7 +116,9 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 				continue
 			}
 			if chunk == nil {
-				chunk = make([]byte, mdScanChunk)
+				b := openBufs.Get().(*openBuf)
+				defer openBufs.Put(b)
+				chunk = b.scan[:]
 			}
 			if t.scanModuledata(b, s.Addr, key, chunk, tryAt) {
 				t.foundBy.moduledata = "scan of " + sectionName(s)

@@ -5,29 +5,24 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
-	"github.com/gosym-dev/gosym/object"
 )
 
-// TestOpenReadsWithPread checks that Open reads what it reads to find the
-// table with pread, not through the fresh mapping of the file, where each
-// page read costs a page fault (BENCHMARKS.md, "Big binaries"): after
-// object.Open and locate (the headers, the build info, the moduledata by
-// section, by symbol or by the scan of the data, the symbol tables, the
-// functab's first and last entries), no page of the mapping is in the
-// page table (/proc/self/pagemap). Only the checks of the records that
-// follow (validate, checkRecord) read the mapping: how many windows, the
-// test logs (the kernel maps a whole folio of the page cache at a fault,
-// so pages say where no read was, not how many faults there were). The
-// binaries: the test program, stripped and not, with its tables found by
-// symbol (its .gopclntab, .go.module and pclntab symbols renamed), with
-// its moduledata found by the scan (.go.module and
-// runtime.firstmoduledata renamed), and the go command.
+// TestOpenReadsWithPread checks that Open reads what it reads with pread,
+// not through the fresh mapping of the file, where each page read costs a
+// page fault (BENCHMARKS.md, "Big binaries"): after Open, no page of the
+// mapping is in the page table (/proc/self/pagemap). Open reads the
+// headers, the build info, the moduledata (by section, by symbol, or by
+// the scan of the data), the symbol tables, and the functab entries and
+// records it checks (through an open view). The binaries: the test
+// program, stripped and not, with its tables found by symbol (its
+// .gopclntab, .go.module and pclntab symbols renamed), with its
+// moduledata found by the scan (.go.module and runtime.firstmoduledata
+// renamed), and the go command.
 func TestOpenReadsWithPread(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
@@ -60,29 +55,17 @@ func TestOpenReadsWithPread(t *testing.T) {
 			if err := os.WriteFile(path, c.bin, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			obj, err := object.Open(path)
+			tab, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer obj.Close()
-			tab, err := locate(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
+			defer tab.Close()
 			if ws := residentWindows(t, path); len(ws) != 0 {
-				t.Errorf("locate read %d windows of the mapping, the first at file offset %#x; want none", len(ws), ws[0].first)
+				t.Errorf("Open read %d windows of the mapping, the first at file offset %#x; want none", len(ws), ws[0].first)
 			}
-			if tab.foundBy.pclntab != c.pclntab || tab.foundBy.moduledata != c.moduledata {
-				t.Errorf("pclntab found by %q, moduledata by %q; want %q, %q", tab.foundBy.pclntab, tab.foundBy.moduledata, c.pclntab, c.moduledata)
+			if in := tab.Info(); in.FoundBy != c.pclntab || in.ModuledataFoundBy != c.moduledata {
+				t.Errorf("pclntab found by %q, moduledata by %q; want %q, %q", in.FoundBy, in.ModuledataFoundBy, c.pclntab, c.moduledata)
 			}
-			if err := tab.validate(); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := tab.checkRecord(0); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("the checks of the records read %d windows of the mapping", len(residentWindows(t, path)))
-			runtime.KeepAlive(obj)
 		})
 	}
 }

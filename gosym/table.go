@@ -52,6 +52,10 @@ type Table struct {
 
 	lastError atomic.Pointer[FormatError] // see Function.formatError
 
+	// views is, for an open view (openview.go), the number of functab
+	// entries it holds; 0 for a Table.
+	views uint64
+
 	closer io.Closer // the object, when Open made the table
 	closed atomic.Bool
 }
@@ -90,12 +94,15 @@ func NewTable(obj object.Object) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The checks that read the functab and the records in place.
+	// The checks that read the functab and records, through open views
+	// where they can (openview.go).
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
 	if t.hdr.nfunc > 0 {
-		if _, _, err := t.checkRecord(0); err != nil {
+		b := openBufs.Get().(*openBuf)
+		defer openBufs.Put(b)
+		if err := t.checkFirstRecord(b); err != nil {
 			return nil, err
 		}
 	}

@@ -140,14 +140,27 @@ func (t *Table) validate() error {
 // base moves every tree by the same distance, so that choice favours none.
 // Where fewer than 3 of the first functions have a tree, k functions
 // spread over the table are sampled instead.
+//
+// The functab entries and records are read through an open view
+// (openview.go) where one can be made and the samples are among the first
+// functions, and the first inline record of each tree with copyData.
 func (t *Table) checkGofunc() error {
 	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
 		return nil
 	}
 	var buf [4 * validateSample]gofuncSample
+	b := openBufs.Get().(*openBuf)
+	defer openBufs.Put(b)
+	v := t.openView(b, min(t.hdr.nfunc, uint64(gofuncWindow)*t.sampleSize()), false)
+	samples, ok := v.gofuncSamples(&buf)
+	if v == nil || !ok {
+		v = t
+		samples, _ = t.gofuncSamples(&buf)
+	}
 	read, good := 0, 0
-	for _, c := range t.gofuncSamples(&buf) {
-		f, _ := t.recordAt(c.i)
+	var rb [32]byte // an inline record: at most 20 bytes
+	for _, c := range samples {
+		f, _ := v.recordAt(c.i)
 		tree, ok, err := f.inlineTree()
 		if !ok && err == nil {
 			continue
@@ -158,7 +171,7 @@ func (t *Table) checkGofunc() error {
 		}
 		// Decoded here, not by f.record, whose name check copies the
 		// name table (strtab) on first use: Open must not.
-		r := tree.recs
+		r := rb[:t.copyData(rb[:min(len(rb), t.layout.inlRecordSize)], tree.recs)]
 		if len(r) < t.layout.inlRecordSize {
 			continue
 		}
@@ -185,8 +198,13 @@ func (t *Table) checkGofunc() error {
 // the address of its inline tree.
 type gofuncSample struct{ addr, i uint64 }
 
-// gofuncSamples returns the functions checkGofunc checks, in buf.
-func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSample {
+// gofuncSamples returns the functions checkGofunc checks, in buf. ok is
+// false, and there are none, when t is an open view that does not hold
+// them (functions spread over the table) or is nil.
+func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) (samples []gofuncSample, ok bool) {
+	if t == nil {
+		return nil, false
+	}
 	k := int(t.sampleSize())
 	n := t.hdr.nfunc
 	cand := buf[:0]
@@ -206,6 +224,9 @@ func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSam
 		// Too few trees among the first functions to decide (a table
 		// with little inlining): k functions spread over the table, at a
 		// page fault or two each.
+		if t.views != 0 {
+			return nil, false
+		}
 		cand = buf[:0]
 		for j := uint64(0); j < uint64(k); j++ {
 			add(j * (n - 1) / uint64(max(k-1, 1)))
@@ -216,7 +237,7 @@ func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSam
 	// each tree counts once.
 	cand = slices.CompactFunc(cand, func(a, b gofuncSample) bool { return a.addr == b.addr })
 	if len(cand) <= k {
-		return cand
+		return cand, true
 	}
 	// The k consecutive trees of least span.
 	best := 0
@@ -225,7 +246,7 @@ func (t *Table) gofuncSamples(buf *[4 * validateSample]gofuncSample) []gofuncSam
 			best = j
 		}
 	}
-	return cand[best : best+k]
+	return cand[best : best+k], true
 }
 
 // gofuncWindow is the number of functab entries per sample among whose
