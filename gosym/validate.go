@@ -148,10 +148,16 @@ func (t *Table) checkGofunc() error {
 	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
 		return nil
 	}
-	var buf [4 * validateSample]gofuncSample
 	b := openBufs.Get().(*openBuf)
 	defer openBufs.Put(b)
-	v := t.openView(b, min(t.hdr.nfunc, uint64(gofuncWindow)*t.sampleSize()), false)
+	return t.checkGofuncOn(t.openView(b, min(t.hdr.nfunc, uint64(gofuncWindow)*t.sampleSize()), false))
+}
+
+// checkGofuncOn is checkGofunc, reading the functab and the records
+// through v, an open view of t, where it holds the samples; through t if
+// v is nil or does not.
+func (t *Table) checkGofuncOn(v *Table) error {
+	var buf [4 * validateSample]gofuncSample
 	samples, ok := v.gofuncSamples(&buf)
 	if v == nil || !ok {
 		v = t
