@@ -23,6 +23,7 @@ const (
 	openFunctabMax = (gofuncWindow*quickSample + 1) * 8
 	openFuncsMax   = 32 << 10
 	openNamesMax   = 1 << 10
+	openSlack      = 4 << 10
 )
 
 // openBuf holds the copies of an open view, and the chunk the scan for
@@ -71,7 +72,9 @@ func (t *Table) openView(b *openBuf, n uint64, names bool) *Table {
 	if hi-lo > uint64(len(b.funcs)) {
 		return nil
 	}
-	end := min(lo+uint64(len(b.funcs)), uint64(len(funcs)))
+	// The copy holds the records' fixed parts and openSlack bytes more
+	// for the arrays of the last.
+	end := min(hi+openSlack, lo+uint64(len(b.funcs)), uint64(len(funcs)))
 	fc := b.funcs[:t.copyData(b.funcs[:end-lo], funcs[lo:end])]
 	if uint64(len(fc)) != end-lo {
 		return nil
