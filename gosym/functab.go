@@ -114,9 +114,10 @@ func (t *Table) entryOff(i uint64) uint32 {
 // openEntryOff is entryOff for Open, which reads a few entries once: it
 // reads the entry with copyData (pread, for a File made by object.Open).
 func (t *Table) openEntryOff(i uint64) uint32 {
-	var b [4]byte
-	t.copyData(b[:], t.hdr.functab[i*8:i*8+4])
-	return t.hdr.rd.u32(b[:])
+	ob, release := t.openBuf()
+	defer release()
+	t.copyData(ob.entry[:], t.hdr.functab[i*8:i*8+4])
+	return t.hdr.rd.u32(ob.entry[:])
 }
 
 // findFuncOffset is findFunc for 1.18+ tables with contiguous text, where

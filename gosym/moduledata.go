@@ -72,8 +72,10 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	}
 	// Each candidate is read with pread (copyData) into md, which holds
 	// every layout's words.
-	var md [mdReadSize]byte
-	tryAt := func(b []byte) bool { return try(md[:t.copyData(md[:], b)]) }
+	ob, release := t.openBuf()
+	defer release()
+	md := ob.md[:]
+	tryAt := func(b []byte) bool { return try(md[:t.copyData(md, b)]) }
 	for i, s := range secs {
 		if s.Name == ".go.module" || s.Name == "__go_module" {
 			if b, err := obj.SectionData(i); err == nil && tryAt(b) {
@@ -105,7 +107,7 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 	// section is scanned first, the others after it. The scan reads the
 	// sections in chunks with pread (copyData): each page it read through
 	// a freshly mapped file would cost a page fault.
-	var chunk []byte
+	chunk := ob.scan[:]
 	for _, noptr := range []bool{true, false} {
 		for i, s := range secs {
 			if s.Flags&object.SectionWrite == 0 || s.Flags&object.SectionExec != 0 || s.FileSize == 0 || isNoptrdata(s.Name) != noptr {
@@ -114,11 +116,6 @@ func (t *Table) findModuledata(obj object.Object, secs []object.SectionHeader) e
 			b, err := obj.SectionData(i)
 			if err != nil {
 				continue
-			}
-			if chunk == nil {
-				b := openBufs.Get().(*openBuf)
-				defer openBufs.Put(b)
-				chunk = b.scan[:]
 			}
 			if t.scanModuledata(b, s.Addr, key, chunk, tryAt) {
 				t.foundBy.moduledata = "scan of " + sectionName(s)

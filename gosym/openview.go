@@ -26,17 +26,35 @@ const (
 	openSlack      = 4 << 10
 )
 
-// openBuf holds the copies of an open view, and the chunk the scan for
-// the moduledata reads through.
+// openBuf holds what Open reads with copyData: the copies of an open
+// view, the chunk the scan for the moduledata reads through, and the
+// header, build info, moduledata, functab entry and inline record it
+// reads. (Arrays on the stack would escape to the heap: copyData's
+// reader is a function variable.)
 type openBuf struct {
 	functab [openFunctabMax]byte
 	funcs   [openFuncsMax]byte
 	names   [openNamesMax]byte
 	scan    [mdScanChunk]byte
+	head    [maxHeaderSize]byte
+	blob    [4 << 10]byte
+	md      [mdReadSize]byte
+	entry   [4]byte
+	inl     [32]byte // an inline record: at most 20 bytes
 }
 
 // openBufs keeps openBufs for reuse: Open allocates none once warm.
 var openBufs = sync.Pool{New: func() any { return new(openBuf) }}
+
+// openBuf returns the openBuf of the Table being opened (Table.open), or
+// one from openBufs, and the function that releases it.
+func (t *Table) openBuf() (*openBuf, func()) {
+	if t.open != nil {
+		return t.open, func() {}
+	}
+	b := openBufs.Get().(*openBuf)
+	return b, func() { openBufs.Put(b) }
+}
 
 // openView returns a view of t's first n functab entries (n <= nfunc)
 // and their records, in b; nil if t is not a 1.18+ table, or if the

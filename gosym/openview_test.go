@@ -88,7 +88,7 @@ func TestOpenViewAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := locate(obj)
+		tab, err := locate(obj, new(openBuf))
 		if err != nil {
 			continue
 		}

@@ -55,6 +55,8 @@ type Table struct {
 	// views is, for an open view (openview.go), the number of functab
 	// entries it holds; 0 for a Table.
 	views uint64
+	// open holds what NewTable reads with copyData; nil once it returns.
+	open *openBuf
 
 	closer io.Closer // the object, when Open made the table
 	closed atomic.Bool
@@ -90,18 +92,19 @@ func Open(name string) (*Table, error) {
 // The Table reads obj's section data for as long as it is in use; obj
 // must stay valid that long.
 func NewTable(obj object.Object) (*Table, error) {
-	t, err := locate(obj)
+	b := openBufs.Get().(*openBuf)
+	defer openBufs.Put(b)
+	t, err := locate(obj, b)
 	if err != nil {
 		return nil, err
 	}
+	defer func() { t.open = nil }()
 	// The checks that read the functab and records, through open views
 	// where they can (openview.go).
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
 	if t.hdr.nfunc > 0 {
-		b := openBufs.Get().(*openBuf)
-		defer openBufs.Put(b)
 		if err := t.checkFirstRecord(b); err != nil {
 			return nil, err
 		}
@@ -112,8 +115,9 @@ func NewTable(obj object.Object) (*Table, error) {
 // locate is NewTable without its checks of the records (validate and
 // checkRecord): it finds the pclntab, its header, the build info and the
 // moduledata, and reads them (with copyData) and the first and last
-// functab entries, but nothing else of the table.
-func locate(obj object.Object) (*Table, error) {
+// functab entries, but nothing else of the table. It reads them into b,
+// which the Table keeps as t.open.
+func locate(obj object.Object, b *openBuf) (*Table, error) {
 	secs, err := obj.Sections()
 	if err != nil {
 		return nil, objectError(err)
@@ -125,15 +129,14 @@ func locate(obj object.Object) (*Table, error) {
 	}
 	// The header is read with objfile.CopyData, as everything else Open
 	// reads once (Table.copyData).
-	var head [maxHeaderSize]byte
-	h, err := parseHeaderFrom(head[:objfile.CopyData(obj, head[:], data)], data)
+	h, err := parseHeaderFrom(b.head[:objfile.CopyData(obj, b.head[:], data)], data)
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{obj: obj, hdr: h, data: data, addr: addr, mem: mem}
+	t := &Table{obj: obj, hdr: h, data: data, addr: addr, mem: mem, open: b}
 	t.SetLineCacheLimit(defaultLineCacheLimit(len(data)))
 	t.foundBy.pclntab = foundBy
-	t.version, t.modinfo = buildinfo.Read(obj, secs, mem)
+	t.version, t.modinfo = buildinfo.Read(obj, secs, mem, b.blob[:])
 	t.hasBuildInfo = t.version != ""
 	if t.version == "" {
 		t.version = symbolVersion(obj, mem)

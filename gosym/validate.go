@@ -148,8 +148,8 @@ func (t *Table) checkGofunc() error {
 	if t.hdr.magic != magic118 && t.hdr.magic != magic120 || t.layout.inlKind == inlNone {
 		return nil
 	}
-	b := openBufs.Get().(*openBuf)
-	defer openBufs.Put(b)
+	b, release := t.openBuf()
+	defer release()
 	return t.checkGofuncOn(t.openView(b, min(t.hdr.nfunc, uint64(gofuncWindow)*t.sampleSize()), false))
 }
 
@@ -164,7 +164,9 @@ func (t *Table) checkGofuncOn(v *Table) error {
 		samples, _ = t.gofuncSamples(&buf)
 	}
 	read, good := 0, 0
-	var rb [32]byte // an inline record: at most 20 bytes
+	ib, release := t.openBuf()
+	defer release()
+	rb := ib.inl[:]
 	for _, c := range samples {
 		f, _ := v.recordAt(c.i)
 		tree, ok, err := f.inlineTree()

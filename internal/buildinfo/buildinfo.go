@@ -16,14 +16,10 @@ var magic = []byte("\xff Go buildinf:")
 
 const headerSize = 32
 
-// blobReadMax is the size of the largest section Read copies before it
-// scans it.
-const blobReadMax = 4 << 10
-
 // Version returns the Go version recorded in obj ("go1.21.5"), or "" when
 // obj has no build info. mem resolves the pointers of the pre-1.18 format.
 func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) string {
-	v, _ := Read(obj, secs, mem)
+	v, _ := Read(obj, secs, mem, nil)
 	return v
 }
 
@@ -35,12 +31,12 @@ func Version(obj object.Object, secs []object.SectionHeader, mem *addrspace.Spac
 // section names the release (and no module). The strings are copies: they
 // stay valid after obj is closed.
 //
-// A candidate section of at most blobReadMax bytes (the dedicated section:
-// the blob with its strings inline, in Go 1.18 and later) is read with
+// A candidate section that fits in buf (the dedicated section: the blob
+// with its strings inline, in Go 1.18 and later) is read into it with
 // objfile.CopyData, with pread for a File made by object.Open, rather
-// than through the fresh mapping, where each page read costs a page fault.
-func Read(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space) (vers, mod string) {
-	var buf [blobReadMax]byte
+// than through the fresh mapping, where each page read costs a page
+// fault; buf may be nil.
+func Read(obj object.Object, secs []object.SectionHeader, mem *addrspace.Space, buf []byte) (vers, mod string) {
 	for _, i := range candidates(secs) {
 		data, err := obj.SectionData(i)
 		if err != nil {
