@@ -149,8 +149,8 @@ func (f *File) eachSymbol(t *table, name string, fn func(objfile.Symbol) bool) e
 	if name != "" {
 		// One name: the entries and the names it compares are read
 		// through windows (see window).
-		sw, nw, _, release := f.windows(syms, b, nil)
-		defer release()
+		sw, nw, _, lb := f.windows(syms, b, nil)
+		defer lb.release()
 		for off := size; off+size <= uint64(len(syms)); off += size {
 			if s, ok := f.entry(sw.at(off, size), &strtab, &nw, name); ok && !fn(s) {
 				return nil
@@ -290,8 +290,8 @@ func (f *File) hashLookup(t *table, h gnuHash, name string, fn func(objfile.Symb
 	strtab := objfile.NewStringTable(b)
 	// The entries, names and words compared are read through windows
 	// (see window).
-	sw, nw, cw, release := f.windows(syms, b, h.chain)
-	defer release()
+	sw, nw, cw, lb := f.windows(syms, b, h.chain)
+	defer lb.release()
 	for i := uint64(1); i < h.symOffset; i++ {
 		if s, ok := f.entry(sw.at(i*size, size), &strtab, &nw, name); ok && !fn(s) {
 			return nil

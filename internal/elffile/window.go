@@ -59,13 +59,21 @@ type lookupBuf struct {
 // once warm.
 var lookupBufs = sync.Pool{New: func() any { return new(lookupBuf) }}
 
-// windows returns windows on syms, names and hash, and a function that
-// releases their chunks. Without a copier they need none.
-func (f *File) windows(syms, names, hash []byte) (sw, nw, hw window, release func()) {
+// windows returns windows on syms, names and hash, and the lookupBuf
+// that holds their chunks, for release. Without a copier they need none,
+// and lb is nil.
+func (f *File) windows(syms, names, hash []byte) (sw, nw, hw window, lb *lookupBuf) {
 	if f.copier == nil {
-		return window{f: f, src: syms}, window{f: f, src: names}, window{f: f, src: hash}, func() {}
+		return window{f: f, src: syms}, window{f: f, src: names}, window{f: f, src: hash}, nil
 	}
-	lb := lookupBufs.Get().(*lookupBuf)
+	lb = lookupBufs.Get().(*lookupBuf)
 	return window{f: f, src: syms, chunk: lb.syms[:]}, window{f: f, src: names, chunk: lb.names[:]},
-		window{f: f, src: hash, chunk: lb.hash[:]}, func() { lookupBufs.Put(lb) }
+		window{f: f, src: hash, chunk: lb.hash[:]}, lb
+}
+
+// release returns lb, if not nil, to lookupBufs.
+func (lb *lookupBuf) release() {
+	if lb != nil {
+		lookupBufs.Put(lb)
+	}
 }
