@@ -166,6 +166,19 @@ func (t *Table) checkGofuncOn(v *Table) error {
 	read, good := 0, 0
 	ib, release := t.openBuf()
 	defer release()
+	// The trees' first records: read together, with one pread, where the
+	// samples (sorted by address) lie within a chunk of one section.
+	size := uint64(t.layout.inlRecordSize)
+	var span []byte
+	var first uint64
+	if len(samples) > 0 {
+		first = samples[0].addr
+		if n := samples[len(samples)-1].addr - first + size; n <= uint64(len(ib.scan)) {
+			if src := t.mem.Slice(first, n); src != nil {
+				span = ib.scan[:t.copyData(ib.scan[:n], src)]
+			}
+		}
+	}
 	rb := ib.inl[:]
 	for _, c := range samples {
 		f, _ := v.recordAt(c.i)
@@ -179,7 +192,13 @@ func (t *Table) checkGofuncOn(v *Table) error {
 		}
 		// Decoded here, not by f.record, whose name check copies the
 		// name table (strtab) on first use: Open must not.
-		r := rb[:t.copyData(rb[:min(len(rb), t.layout.inlRecordSize)], tree.recs)]
+		n := min(uint64(len(rb)), size, uint64(len(tree.recs)))
+		var r []byte
+		if a := c.addr - first; span != nil && a <= uint64(len(span)) && n <= uint64(len(span))-a {
+			r = span[a : a+n]
+		} else {
+			r = rb[:t.copyData(rb[:n], tree.recs)]
+		}
 		if len(r) < t.layout.inlRecordSize {
 			continue
 		}
