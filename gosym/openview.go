@@ -3,7 +3,6 @@ package gosym
 import (
 	"encoding/binary"
 	"math"
-	"sync"
 )
 
 // Open reads the records it checks (checkGofunc's samples, the first
@@ -43,8 +42,29 @@ type openBuf struct {
 	inl     [32]byte // an inline record: at most 20 bytes
 }
 
-// openBufs keeps openBufs for reuse: Open allocates none once warm.
-var openBufs = sync.Pool{New: func() any { return new(openBuf) }}
+// openBufs keeps up to two openBufs (100 KiB each) for reuse, for as
+// long as the program runs: Open allocates none once warm. (A sync.Pool
+// drops them at each garbage collection; the fresh memory of the next
+// costs Open page faults, as many as its reads of the mapping did.)
+var openBufs = make(chan *openBuf, 2)
+
+// getOpenBuf returns an openBuf from openBufs, or a new one.
+func getOpenBuf() *openBuf {
+	select {
+	case b := <-openBufs:
+		return b
+	default:
+		return new(openBuf)
+	}
+}
+
+// putOpenBuf returns b to openBufs, unless it is full.
+func putOpenBuf(b *openBuf) {
+	select {
+	case openBufs <- b:
+	default:
+	}
+}
 
 // openBuf returns the openBuf of the Table being opened (Table.open), or
 // one from openBufs, and the function that releases it.
@@ -52,8 +72,8 @@ func (t *Table) openBuf() (*openBuf, func()) {
 	if t.open != nil {
 		return t.open, func() {}
 	}
-	b := openBufs.Get().(*openBuf)
-	return b, func() { openBufs.Put(b) }
+	b := getOpenBuf()
+	return b, func() { putOpenBuf(b) }
 }
 
 // openView returns a view of t's first n functab entries (n <= nfunc)

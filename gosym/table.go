@@ -92,8 +92,8 @@ func Open(name string) (*Table, error) {
 // The Table reads obj's section data for as long as it is in use; obj
 // must stay valid that long.
 func NewTable(obj object.Object) (*Table, error) {
-	b := openBufs.Get().(*openBuf)
-	defer openBufs.Put(b)
+	b := getOpenBuf()
+	defer putOpenBuf(b)
 	t, err := locate(obj, b)
 	if err != nil {
 		return nil, err

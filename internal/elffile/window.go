@@ -1,7 +1,5 @@
 package elffile
 
-import "sync"
-
 // A window reads a table of the file (symbol entries, names, hash words)
 // for a symbol lookup, which reads few of its bytes once: through f's
 // copier (pread, for a File that package object opened; see NewBytesAt),
@@ -55,9 +53,11 @@ type lookupBuf struct {
 	syms, names, hash [lookupChunk]byte
 }
 
-// lookupBufs keeps lookupBufs for reuse, so that lookups allocate nothing
-// once warm.
-var lookupBufs = sync.Pool{New: func() any { return new(lookupBuf) }}
+// lookupBufs keeps up to two lookupBufs for reuse, for as long as the
+// program runs, so that lookups allocate nothing once warm (a sync.Pool
+// drops them at each garbage collection, and the fresh memory of the
+// next costs page faults).
+var lookupBufs = make(chan *lookupBuf, 2)
 
 // windows returns windows on syms, names and hash, and the lookupBuf
 // that holds their chunks, for release. Without a copier they need none,
@@ -66,7 +66,11 @@ func (f *File) windows(syms, names, hash []byte) (sw, nw, hw window, lb *lookupB
 	if f.copier == nil {
 		return window{f: f, src: syms}, window{f: f, src: names}, window{f: f, src: hash}, nil
 	}
-	lb = lookupBufs.Get().(*lookupBuf)
+	select {
+	case lb = <-lookupBufs:
+	default:
+		lb = new(lookupBuf)
+	}
 	return window{f: f, src: syms, chunk: lb.syms[:]}, window{f: f, src: names, chunk: lb.names[:]},
 		window{f: f, src: hash, chunk: lb.hash[:]}, lb
 }
@@ -74,6 +78,9 @@ func (f *File) windows(syms, names, hash []byte) (sw, nw, hw window, lb *lookupB
 // release returns lb, if not nil, to lookupBufs.
 func (lb *lookupBuf) release() {
 	if lb != nil {
-		lookupBufs.Put(lb)
+		select {
+		case lookupBufs <- lb:
+		default:
+		}
 	}
 }
