@@ -165,13 +165,14 @@ const (
 )
 
 // newFuncIndex returns the findfunctab at addr, for text from minpc (the
-// first function's entry) to maxpc, or an empty index.
-func (t *Table) newFuncIndex(addr, minpc, maxpc uint64) funcIndex {
+// first function's entry) to maxpc, or an empty index; lo is the text
+// offset of the first function's entry (entryOff(0), which Open has read).
+func (t *Table) newFuncIndex(addr, minpc, maxpc uint64, lo uint32) funcIndex {
 	n := t.hdr.nfunc
 	if addr == 0 || t.hdr.rd.bigEndian || n < hintSpan || len(t.textSects) > 1 || minpc < t.text || maxpc < minpc || t.wasm {
 		return funcIndex{}
 	}
-	lo, hi := t.openEntryOff(0), t.openEntryOff(n)
+	hi := t.openEntryOff(n)
 	if t.text+uint64(lo) != minpc || hi < lo {
 		return funcIndex{}
 	}

@@ -156,7 +156,9 @@ const mdScanChunk = 64 << 10
 // copyData, one chunk at a time: consecutive chunks overlap by a word
 // less one byte, so that a word across the end of one is whole in the
 // next, and a position is tried only in the first chunk that holds its
-// word whole. try reads the candidate itself (from b).
+// word whole. try is given the candidate's first mdReadSize bytes from
+// the chunk where it holds them, else the candidate in b, which try reads
+// itself.
 func (t *Table) scanModuledata(b []byte, addr uint64, key, chunk []byte, try func([]byte) bool) bool {
 	p := len(key)
 	step := len(chunk) - (p - 1)
@@ -168,7 +170,11 @@ func (t *Table) scanModuledata(b []byte, addr uint64, key, chunk []byte, try fun
 			if j < 0 || off+j >= limit {
 				break
 			}
-			if try(b[start+off+j:]) {
+			cand := b[start+off+j:]
+			if at := off + j; len(c)-at >= mdReadSize {
+				cand = c[at : at+mdReadSize]
+			}
+			if try(cand) {
 				return true
 			}
 			off += j + p
@@ -262,6 +268,6 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 		t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh
 		return false
 	}
-	t.funcIndex = t.newFuncIndex(w(mdFindfunctab), minpc, maxpc)
+	t.funcIndex = t.newFuncIndex(w(mdFindfunctab), minpc, maxpc, first)
 	return true
 }

@@ -40,6 +40,10 @@ type openBuf struct {
 	md      [mdReadSize]byte
 	entry   [4]byte
 	inl     [32]byte // an inline record: at most 20 bytes
+
+	// view is the open view checkGofunc made in the buffer for the Table
+	// being opened, which the first record's check reuses; nil if none.
+	view *Table
 }
 
 // openBufs keeps up to two openBufs (100 KiB each) for reuse, for as
@@ -60,6 +64,7 @@ func getOpenBuf() *openBuf {
 
 // putOpenBuf returns b to openBufs, unless it is full.
 func putOpenBuf(b *openBuf) {
+	b.view = nil // it keeps its Table's object
 	select {
 	case openBufs <- b:
 	default:
@@ -138,18 +143,39 @@ func (t *Table) openView(b *openBuf, n uint64, names bool) *Table {
 	if names {
 		vh.names = b.names[:t.copyData(b.names[:], h.names)]
 	}
-	v := &Table{obj: t.obj, hdr: &vh, layout: t.layout, data: t.data, addr: t.addr, mem: t.mem,
+	return t.newView(&vh, n)
+}
+
+// newView returns the open view of t with header vh, of n entries.
+func (t *Table) newView(vh *header, n uint64) *Table {
+	v := &Table{obj: t.obj, hdr: vh, layout: t.layout, data: t.data, addr: t.addr, mem: t.mem,
 		text: t.text, textSects: t.textSects, wasm: t.wasm, wasmHigh: t.wasmHigh, gofunc: t.gofunc,
 		names: t.names, files: t.files, views: n}
 	v.wrapper.known = t.wrapper.known
 	return v
 }
 
+// withNames returns the open view v, made without names, with a copy of
+// the first bytes of the function name table in b, as openView's names
+// gives.
+func (v *Table) withNames(b *openBuf) *Table {
+	vh := *v.hdr
+	vh.names = b.names[:v.copyData(b.names[:], v.hdr.names)]
+	return v.newView(&vh, v.views)
+}
+
 // checkFirstRecord is checkRecord(0), on an open view where one can be
-// made: the view's answer stands if it accepts the record; otherwise t
+// made (b.view, checkGofunc's, with names, or one of the first entry):
+// the view's answer stands if it accepts the record; otherwise t
 // answers, with the error checkRecord gives.
 func (t *Table) checkFirstRecord(b *openBuf) error {
-	if v := t.openView(b, 1, true); v != nil {
+	v := b.view
+	if v != nil {
+		v = v.withNames(b)
+	} else {
+		v = t.openView(b, 1, true)
+	}
+	if v != nil {
 		if _, _, err := v.checkRecord(0); err == nil {
 			return nil
 		}

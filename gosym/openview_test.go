@@ -126,10 +126,15 @@ func TestOpenViewAgrees(t *testing.T) {
 		if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
 			t.Errorf("%s: checkGofunc on the view: %v; on the table: %v", name, got, want)
 		}
+		// The first record's check on checkGofunc's view, and on a view
+		// of the first entry.
 		_, _, want = tab.checkRecord(0)
-		got = tab.checkFirstRecord(buf)
-		if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
-			t.Errorf("%s: the first record's check on the view: %v; on the table: %v", name, got, want)
+		for _, view := range []*Table{v, nil} { // v first: a view of the first entry overwrites its copies
+			buf.view = view
+			got = tab.checkFirstRecord(buf)
+			if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
+				t.Errorf("%s: the first record's check on the view (checkGofunc's: %v): %v; on the table: %v", name, view != nil, got, want)
+			}
 		}
 		agreed++
 	}

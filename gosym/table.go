@@ -94,6 +94,7 @@ func Open(name string) (*Table, error) {
 func NewTable(obj object.Object) (*Table, error) {
 	b := getOpenBuf()
 	defer putOpenBuf(b)
+	b.view = nil
 	t, err := locate(obj, b)
 	if err != nil {
 		return nil, err

@@ -150,7 +150,11 @@ func (t *Table) checkGofunc() error {
 	}
 	b, release := t.openBuf()
 	defer release()
-	return t.checkGofuncOn(t.openView(b, min(t.hdr.nfunc, uint64(gofuncWindow)*t.sampleSize()), false))
+	v := t.openView(b, min(t.hdr.nfunc, uint64(gofuncWindow)*t.sampleSize()), false)
+	if t.open != nil {
+		t.open.view = v // for checkFirstRecord
+	}
+	return t.checkGofuncOn(v)
 }
 
 // checkGofuncOn is checkGofunc, reading the functab and the records
