@@ -65,10 +65,38 @@ func entrySize(m magic, p int) uint64 {
 // a release may drop the header's dead textStart word. Such a header is
 // read as the Go 1.20 layout when its structure says so: the rest of the
 // first eight bytes is a Go header's (two zero bytes, a quantum of 1, 2 or
-// 4, a pointer size of 4 or 8), the function name table starts right
-// after the header, as the linker places it, and every offset is in order
-// and in range. The functab and the records are checked afterwards
-// (plausibleUnknown for the scan, Table.validate at open).
+// 4, a pointer size of 4 or 8), the function name table starts where the
+// linker places it after the header (nameTableAfter), and every offset is
+// in order and in range. The functab and the records are checked
+// afterwards (plausibleUnknown for the scan, Table.validate at open).
+
+// nameTableAfter reports whether a function name table at offset off of
+// data starts where a linker places it after a header that ends at end:
+// right after it (Go 1.16, Go 1.26 on, and 1.18–1.25 on arm, whose
+// largest alignment is 8 bytes), or, in Go 1.18–1.25, at the next
+// multiple of the symbol alignment, the architecture's largest (32 bytes
+// on every other port: 0x60 after the 0x48 bytes of a 64-bit header; 8 or
+// 16 for a name table shorter than 32 bytes), with only zero bytes
+// between.
+func nameTableAfter(data []byte, end, off uint64) bool {
+	if off == end {
+		return true
+	}
+	if off > uint64(len(data)) {
+		return false
+	}
+	for a := uint64(8); a <= 32; a *= 2 {
+		if off == (end+a-1)&^(a-1) {
+			for _, c := range data[end:off] {
+				if c != 0 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
 
 // magicless reports whether data starts like a pclntab header apart from
 // its magic, and returns the reader the header's fields say.
@@ -135,8 +163,9 @@ func (h *header) read(data []byte) headerFault {
 		return h.readKnown(data, m, rd)
 	}
 	// An unknown magic: the Go 1.20 layout with eight or seven words, in
-	// either byte order, the name table right after the header (decode's
-	// first test with a number of words); the error is the first's.
+	// either byte order, the name table where the linker places it after
+	// the header (nameTableAfter, decode's first test with a number of
+	// words); the error is the first's.
 	// scanMagicless (find.go) makes these tests, in this order, for the
 	// scan.
 	rd, ok := magicless(data)
@@ -229,8 +258,8 @@ func (f headerFault) err(data []byte) error {
 
 // decode decodes into h a header of layout family m. words is the number
 // of header words for a 1.18+ family (0: the family's own, 8): with a
-// number not the family's own, the function name table must start right
-// after the header, as the linker places it. The most telling test comes
+// number not the family's own, the function name table must start where
+// the linker places it after the header (nameTableAfter). The most telling test comes
 // first, and h is written only once the header decoded: the scan asks
 // this of candidates that are nearly all rejected at once.
 func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault {
@@ -274,7 +303,7 @@ func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault 
 	}
 	i := nwords - 5 // the function name table's offset: the word after nfunc, nfiles and textStart
 	funcname, hdrEnd := word(i), 8+nwords*p
-	if strict && funcname != hdrEnd {
+	if strict && !nameTableAfter(data, hdrEnd, funcname) {
 		return headerFault{what: faultNameTable, a: nwords, b: hdrEnd, c: funcname}
 	}
 	cu, filetab, pctab, pcln := word(i+1), word(i+2), word(i+3), word(i+4)
