@@ -3,6 +3,7 @@ package gosym
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/hostrun"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // garbleModes are the garble builds TestGarble checks: every obfuscation
@@ -56,11 +58,153 @@ func TestGarble(t *testing.T) {
 				t.Fatalf("%s -selfreport: %v", bin, err)
 			}
 			tab, rep := openGarbled(t, bin, out)
+			checkKeyInCode(t, tab)
 			if a := compareSelfReport(t, tab, rep, 27); a.unexplained() > 0 {
 				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
 			}
 		})
 	}
+}
+
+// garbleReleasesEnv, set to "all", makes TestGarbleReleases build every
+// mode of garbleModes with each older garble release, not only
+// garbleReleaseModes.
+const garbleReleasesEnv = "GOSYM_GARBLE_RELEASES"
+
+// garbleReleaseModes are the modes of garbleModes TestGarbleReleases
+// builds with each older garble release by default: one fixed seed, one
+// build with every obfuscation and -s -w (garble rebuilds the standard
+// library once per seed and flags, a minute or two each).
+var garbleReleaseModes = []string{"literals-seedA", "tiny-seedB-s-w"}
+
+// TestGarbleReleases is TestGarble for the garble releases before v0.18.0
+// that the module proxy serves (garbletest.Releases), each built with the
+// Go release it needs: v0.15.0 with Go 1.25, whose pclntab has the 1.18–1.25
+// layout (the name table after zero padding, at 0x60), v0.16.0 and v0.17.0
+// with Go 1.26. Each build is compared with its own runtime.CallersFrames
+// self-report at every PC, and Info must name the repaired magic and key.
+// Two modes per release (garbleReleaseModes) unless GOSYM_GARBLE_RELEASES=all
+// asks for all of garbleModes.
+func TestGarbleReleases(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	all := os.Getenv(garbleReleasesEnv) == "all"
+	for _, r := range garbletest.Releases {
+		if r.Garble == garbletest.GarbleVersion {
+			continue // TestGarble's
+		}
+		t.Run(r.Garble, func(t *testing.T) {
+			env := garbletest.SetupVersion(t, r.Garble, r.Go)
+			minor := goMinor(t, r.Go)
+			src := env.CopyModule(t, filepath.Join(testcorpus.Dir(), "..", "src", "gopath", "src", "gosymtest"), "gosymtest")
+			for _, m := range garbleModes {
+				if !all && !slices.Contains(garbleReleaseModes, m.name) {
+					continue
+				}
+				t.Run(m.name, func(t *testing.T) {
+					var build []string
+					if m.strip {
+						build = []string{"-ldflags=-s -w"}
+					}
+					bin := env.Build(t, src, m.garble, build)
+					out, err := exec.Command(bin, "-selfreport").Output()
+					if err != nil {
+						t.Fatalf("%s -selfreport: %v", bin, err)
+					}
+					tab, rep := openGarbled(t, bin, out)
+					checkKeyInCode(t, tab)
+					a := compareSelfReport(t, tab, rep, minor)
+					if a.unexplained() > 0 {
+						t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
+					}
+					in := tab.Info()
+					t.Logf("garble %s (%s) %s: magic %#x, key %#x, %d PCs agree with the self-report", r.Garble, r.Go, m.name, in.Magic, in.EntryKey, a.checked)
+				})
+			}
+		})
+	}
+}
+
+// checkKeyInCode checks the entry key Info reports against a second
+// witness, garble's patched runtime (garble#641: "a tool just has to pull
+// the xor number from the runtime"): garble rewrites funcInfo.entry to
+// textAddr(entryOff ^ uint32(nameOff)*key), which the compiler inlines
+// into the runtime's callers as an IMUL of a 32-bit register by the key
+// as an immediate, whose product an XOR then uses. The immediate of the
+// most such IMULs in the linux/amd64 runtime's code (the functions named
+// runtime.*, or every function where -tiny left runtime functions
+// unnamed) must be the key the library recovered from the records.
+func checkKeyInCode(t *testing.T, tab *Table) {
+	t.Helper()
+	votes := map[uint32]int{}
+	scan := func(runtimeOnly bool) {
+		for f, err := range tab.Functions() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runtimeOnly && !strings.HasPrefix(f.Name(), "runtime.") {
+				continue
+			}
+			code, err := f.Code()
+			if err != nil {
+				continue
+			}
+			var insts []x86asm.Inst
+			for len(code) > 0 {
+				inst, err := x86asm.Decode(code, 64)
+				if err != nil {
+					code = code[1:]
+					continue
+				}
+				insts = append(insts, inst)
+				code = code[inst.Len:]
+			}
+			for i, inst := range insts {
+				imm, ok := inst.Args[2].(x86asm.Imm)
+				dst, isReg := inst.Args[0].(x86asm.Reg)
+				if inst.Op != x86asm.IMUL || !ok || !isReg || dst < x86asm.EAX || dst > x86asm.R15L {
+					continue
+				}
+				for _, next := range insts[i+1 : min(i+6, len(insts))] {
+					if next.Op == x86asm.XOR && (next.Args[0] == dst || next.Args[1] == dst) {
+						votes[uint32(imm)]++
+						break
+					}
+				}
+			}
+		}
+	}
+	scan(true)
+	if len(votes) == 0 {
+		scan(false)
+	}
+	var key uint32
+	best, second := 0, 0
+	for k, n := range votes {
+		if n > best || n == best && k < key {
+			key, best = k, n
+		}
+	}
+	for k, n := range votes {
+		if k != key && n > second {
+			second = n
+		}
+	}
+	want := tab.Info().EntryKey
+	t.Logf("the runtime's code multiplies by %#x before an XOR %d times (the next most frequent immediate: %d times); the records' key is %#x", key, best, second, want)
+	if key != want || best <= second {
+		t.Errorf("the patched runtime's key is %#x (%d IMULs, next %d); the library recovered %#x from the records", key, best, second, want)
+	}
+}
+
+// goMinor returns the minor release of a toolchain version: 25 for
+// "go1.25.14".
+func goMinor(t *testing.T, v string) int {
+	t.Helper()
+	var minor int
+	if _, err := fmt.Sscanf(v, "go1.%d", &minor); err != nil {
+		t.Fatalf("toolchain version %q: %v", v, err)
+	}
+	return minor
 }
 
 // checkGarbleInfo checks what Info says of a garbled table: an unknown
