@@ -147,12 +147,67 @@ func (m magic) known() bool {
 // so is tried without the textStart word. A header with an unknown magic
 // is read as the Go 1.20 layout, with or without textStart, if its
 // structure allows (see magicless); the error then says why not.
+//
+// A header with an unknown magic is read as the Go 1.18 layout instead
+// when its records' sizes say so (recordFamily).
 func parseHeader(data []byte) (*header, error) {
 	h := new(header)
 	if f := h.read(data); !f.ok() {
 		return nil, f.err(data)
 	}
+	if !h.magicKnown() {
+		if err := h.recordFamily(); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// recordFamilySample is the number of records, from the first, whose
+// sizes recordFamily checks.
+const recordFamilySample = 32
+
+// recordFamily tells, for a header with an unknown magic read as the Go
+// 1.20 layout, its records' layout from their sizes, so that a Go
+// 1.18–1.19 table (the name table after the same padding as 1.20–1.25's,
+// but 40-byte _func records without startLine, and 20-byte inline
+// records) is never read with Go 1.20's. The linker writes the records
+// one after the other in functab order, each aligned to the pointer size:
+// its fixed part (44 bytes from Go 1.20, 40 in 1.18 and 1.19), then
+// npcdata and nfuncdata u32 offsets, whose counts the fixed part holds
+// (at bytes 28 and 43, or 28 and 39). If every one of the first
+// recordFamilySample records but the last has the size Go 1.20's layout
+// gives it, the header stays as it is; else, if every one has Go 1.18's,
+// it is read as Go 1.18's (magic118); else the table is refused. Records
+// whose sizes fit both (no funcdata) leave it Go 1.20's. Constant work,
+// on the records Open reads first.
+func (h *header) recordFamily() error {
+	n := min(h.nfunc, recordFamilySample)
+	if n < 2 || h.magic != magic120 {
+		return nil
+	}
+	rd, p := h.rd, uint64(h.rd.ptrSize)
+	rnd := func(x uint64) uint64 { return (x + p - 1) &^ (p - 1) }
+	fit120, fit118 := true, true
+	for i := uint64(0); i+1 < n; i++ {
+		off, next := uint64(rd.u32(h.functab[i*8+4:])), uint64(rd.u32(h.functab[i*8+12:]))
+		if off > uint64(len(h.funcs)) || uint64(len(h.funcs))-off < 44 || next < off {
+			fit120, fit118 = false, false
+			break
+		}
+		rec := h.funcs[off:]
+		npcdata := uint64(rd.u32(rec[28:]))
+		fit120 = fit120 && next-off == rnd(44+4*npcdata+4*uint64(rec[43]))
+		fit118 = fit118 && next-off == rnd(40+4*npcdata+4*uint64(rec[39]))
+	}
+	switch {
+	case fit120:
+		return nil
+	case fit118:
+		h.magic = magic118
+		return nil
+	}
+	return corrupt("unknown pclntab magic %#x: the sizes of the first %d function records fit neither Go 1.20's _func layout nor Go 1.18's", h.stored, n)
 }
 
 // read is parseHeader into h, without allocating, so that the scan for a

@@ -191,6 +191,14 @@ func TestScanMagiclessCorpus(t *testing.T) {
 		if m := tab.hdr.magic; (m == magic118 || m == magic120) && !plausibleUnknown(c) {
 			t.Errorf("a Go 1.18+ table (name table at %#x) is refused with its magic replaced", cap(tab.data)-cap(tab.hdr.names))
 		}
+		// And its records' sizes tell Go 1.18–1.19's layout from 1.20's.
+		if m := tab.hdr.magic; m == magic118 || m == magic120 {
+			if h, err := parseHeader(c); err != nil {
+				t.Errorf("with its magic replaced, a %#x table: %v", uint32(m), err)
+			} else if h.magic != m {
+				t.Errorf("with its magic replaced, a %#x table reads as the %#x family", uint32(m), uint32(h.magic))
+			}
+		}
 		if plausibleUnknown(c) {
 			accepted.Add(1)
 			if _, unknown := scanPclntab(buf, 0x1000, true); unknown != 4 {
