@@ -59,6 +59,7 @@ func TestGarble(t *testing.T) {
 			}
 			tab, rep := openGarbled(t, bin, out)
 			checkKeyInCode(t, tab)
+			checkWrapperID(t, tab, env.GOROOT)
 			if a := compareSelfReport(t, tab, rep, 27); a.unexplained() > 0 {
 				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
 			}
@@ -112,6 +113,7 @@ func TestGarbleReleases(t *testing.T) {
 					}
 					tab, rep := openGarbled(t, bin, out)
 					checkKeyInCode(t, tab)
+					checkWrapperID(t, tab, env.GOROOT)
 					a := compareSelfReport(t, tab, rep, minor)
 					if a.unexplained() > 0 {
 						t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
@@ -193,6 +195,26 @@ func checkKeyInCode(t *testing.T, tab *Table) {
 	t.Logf("the runtime's code multiplies by %#x before an XOR %d times (the next most frequent immediate: %d times); the records' key is %#x", key, best, second, want)
 	if key != want || best <= second {
 		t.Errorf("the patched runtime's key is %#x (%d IMULs, next %d); the library recovered %#x from the records", key, best, second, want)
+	}
+}
+
+// checkWrapperID checks the wrapper funcID the table uses against the
+// toolchain's own list (internal/abi.FuncIDWrapper's place in goroot's
+// source): garbled binaries name no release, and -tiny renames
+// runtime.deferreturn, from which it is learned otherwise.
+func checkWrapperID(t *testing.T, tab *Table, goroot string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(goroot, "src", "internal", "abi", "symtab.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(src), "FuncIDNormal FuncID = iota")
+	if list, _, ok = strings.Cut(list, "FuncIDWrapper"); !ok {
+		t.Fatalf("no FuncIDWrapper in %s's internal/abi", goroot)
+	}
+	want := uint32(strings.Count(list, "\n\tFuncID_") + 1)
+	if got := tab.wrapperID(); got != want {
+		t.Errorf("wrapper funcID %d; the toolchain's FuncIDWrapper is %d", got, want)
 	}
 }
 

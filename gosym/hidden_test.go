@@ -473,9 +473,10 @@ func TestWrapperFuncIDRenumbered(t *testing.T) {
 	}
 
 	// garble -tiny renames runtime.deferreturn, the function the wrapper
-	// ID is learned from: the ID stays unknown, and asking for it (Info,
-	// and the inline trees, which LookupFunction's error for a name not
-	// found walks) must answer rather than wait on itself.
+	// ID is learned from: the ID is then the records' largest funcID
+	// (largestFuncID), and asking for it (Info, and the inline trees,
+	// which LookupFunction's error for a name not found walks) must
+	// answer rather than wait on itself.
 	i := bytes.Index(tab, []byte("runtime.deferreturn\x00"))
 	if i < 0 {
 		t.Fatal("no runtime.deferreturn in the name table")
@@ -483,6 +484,21 @@ func TestWrapperFuncIDRenumbered(t *testing.T) {
 	copy(tab[i:], "runtime.deferretXrn")
 	renamed := mustTable(t, b)
 	_ = renamed.Info()
+	if id := renamed.wrapperID(); id != 30 {
+		t.Errorf("deferreturn renamed: wrapper funcID %d; want 30, the records' largest", id)
+	}
+	for f, err := range want.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := renamed.ResolveFunction(f.Entry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Wrapper() != f.Wrapper() {
+			t.Errorf("deferreturn renamed: %s: Wrapper %v, want %v", f.Name(), g.Wrapper(), f.Wrapper())
+		}
+	}
 	if _, err := renamed.LookupFunction("runtime.deferreturn"); !errors.Is(err, ErrFunctionNotFound) {
 		t.Errorf("LookupFunction of the renamed deferreturn: %v", err)
 	}
