@@ -314,9 +314,10 @@ func (f headerFault) err(data []byte) error {
 // decode decodes into h a header of layout family m. words is the number
 // of header words for a 1.18+ family (0: the family's own, 8): with a
 // number not the family's own, the function name table must start where
-// the linker places it after the header (nameTableAfter). The most telling test comes
-// first, and h is written only once the header decoded: the scan asks
-// this of candidates that are nearly all rejected at once.
+// the linker places it after the header (nameTableAfter). The most
+// telling test comes first, and h is written only once the header
+// decoded: the scan asks this of candidates that are nearly all rejected
+// at once.
 func (h *header) decode(data []byte, m magic, rd reader, words int) headerFault {
 	p := uint64(rd.ptrSize)
 	size := uint64(len(data))
