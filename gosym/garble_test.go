@@ -73,19 +73,29 @@ func TestGarble(t *testing.T) {
 const garbleReleasesEnv = "GOSYM_GARBLE_RELEASES"
 
 // garbleReleaseModes are the modes of garbleModes TestGarbleReleases
-// builds with each older garble release by default: one fixed seed, one
-// build with every obfuscation and -s -w (garble rebuilds the standard
-// library once per seed and flags, a minute or two each).
-var garbleReleaseModes = []string{"literals-seedA", "tiny-seedB-s-w"}
+// builds with each older garble release by default (garble rebuilds the
+// standard library once per seed and flags, 15–80 s each here): two for
+// v0.15.0, the one whose Go 1.25 header needs the padded layout, one
+// (-tiny, the quickest to build) for the others, whose Go 1.26 header is
+// v0.18.0's.
+var garbleReleaseModes = map[string][]string{
+	"v0.15.0": {"literals-seedA", "tiny-seedB-s-w"},
+	"v0.16.0": {"tiny-seedB-s-w"},
+	"v0.17.0": {"tiny-seedB-s-w"},
+}
 
 // TestGarbleReleases is TestGarble for the garble releases before v0.18.0
 // that the module proxy serves (garbletest.Releases), each built with the
-// Go release it needs: v0.15.0 with Go 1.25, whose pclntab has the 1.18–1.25
-// layout (the name table after zero padding, at 0x60), v0.16.0 and v0.17.0
-// with Go 1.26. Each build is compared with its own runtime.CallersFrames
-// self-report at every PC, and Info must name the repaired magic and key.
-// Two modes per release (garbleReleaseModes) unless GOSYM_GARBLE_RELEASES=all
-// asks for all of garbleModes.
+// Go release it needs: v0.15.0 with Go 1.25, whose pclntab has the
+// 1.18–1.25 layout (the name table after zero padding, at 0x60), v0.16.0
+// and v0.17.0 with Go 1.26. Each build is compared with its own
+// runtime.CallersFrames self-report at every PC; Info must name the
+// repaired magic and key, the key must be the one the patched runtime's
+// code multiplies by (checkKeyInCode) and the wrapper funcID the
+// toolchain's (checkWrapperID). One or two modes per release
+// (garbleReleaseModes) unless GOSYM_GARBLE_RELEASES=all asks for all of
+// garbleModes and a linux/386 build (fixed seed), run natively or under
+// qemu-i386 (internal/hostrun), whose Go 1.25 header is padded to 0x40.
 func TestGarbleReleases(t *testing.T) {
 	objtest.SkipUnlessHeavy(t)
 	all := os.Getenv(garbleReleasesEnv) == "all"
@@ -98,7 +108,7 @@ func TestGarbleReleases(t *testing.T) {
 			minor := goMinor(t, r.Go)
 			src := env.CopyModule(t, filepath.Join(testcorpus.Dir(), "..", "src", "gopath", "src", "gosymtest"), "gosymtest")
 			for _, m := range garbleModes {
-				if !all && !slices.Contains(garbleReleaseModes, m.name) {
+				if !all && !slices.Contains(garbleReleaseModes[r.Garble], m.name) {
 					continue
 				}
 				t.Run(m.name, func(t *testing.T) {
@@ -122,6 +132,31 @@ func TestGarbleReleases(t *testing.T) {
 					t.Logf("garble %s (%s) %s: magic %#x, key %#x, %d PCs agree with the self-report", r.Garble, r.Go, m.name, in.Magic, in.EntryKey, a.checked)
 				})
 			}
+			if !all {
+				return
+			}
+			// 32-bit: Go 1.18–1.25 pad a 0x28-byte header to 0x40.
+			t.Run("linux-386", func(t *testing.T) {
+				bin := env.BuildFor(t, "linux", "386", src, []string{garbleSeed}, nil)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				defer cancel()
+				cmd, err := hostrun.Command(ctx, "386", bin, "-selfreport")
+				if err != nil {
+					t.Skip(err)
+				}
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("%s -selfreport: %v", bin, err)
+				}
+				tab, rep := openGarbled(t, bin, out)
+				checkKeyInCode(t, tab)
+				checkWrapperID(t, tab, env.GOROOT)
+				a := compareSelfReport(t, tab, rep, minor)
+				if a.unexplained() > 0 {
+					t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
+				}
+				t.Logf("garble %s (%s) linux/386: name table at %#x, %d PCs agree with the self-report", r.Garble, r.Go, cap(tab.data)-cap(tab.hdr.names), a.checked)
+			})
 		})
 	}
 }
@@ -132,8 +167,8 @@ func TestGarbleReleases(t *testing.T) {
 // textAddr(entryOff ^ uint32(nameOff)*key), which the compiler inlines
 // into the runtime's callers as an IMUL of a 32-bit register by the key
 // as an immediate, whose product an XOR then uses. The immediate of the
-// most such IMULs in the linux/amd64 runtime's code (the functions named
-// runtime.*, or every function where -tiny left runtime functions
+// most such IMULs in the runtime's code (amd64 or 386; the functions
+// named runtime.*, or every function where -tiny left runtime functions
 // unnamed) must be the key the library recovered from the records.
 func checkKeyInCode(t *testing.T, tab *Table) {
 	t.Helper()
@@ -152,7 +187,7 @@ func checkKeyInCode(t *testing.T, tab *Table) {
 			}
 			var insts []x86asm.Inst
 			for len(code) > 0 {
-				inst, err := x86asm.Decode(code, 64)
+				inst, err := x86asm.Decode(code, 8*tab.hdr.rd.ptrSize)
 				if err != nil {
 					code = code[1:]
 					continue
