@@ -69,7 +69,9 @@ func TestGarble(t *testing.T) {
 
 // garbleReleasesEnv, set to "all", makes TestGarbleReleases build every
 // mode of garbleModes with each older garble release, not only
-// garbleReleaseModes.
+// garbleReleaseModes, and a linux/386 build; set to garble versions
+// separated by spaces ("v0.15.0"), it limits the default builds to those
+// releases.
 const garbleReleasesEnv = "GOSYM_GARBLE_RELEASES"
 
 // garbleReleaseModes are the modes of garbleModes TestGarbleReleases
@@ -98,10 +100,14 @@ var garbleReleaseModes = map[string][]string{
 // qemu-i386 (internal/hostrun), whose Go 1.25 header is padded to 0x40.
 func TestGarbleReleases(t *testing.T) {
 	objtest.SkipUnlessHeavy(t)
-	all := os.Getenv(garbleReleasesEnv) == "all"
+	sel := os.Getenv(garbleReleasesEnv)
+	all := sel == "all"
 	for _, r := range garbletest.Releases {
 		if r.Garble == garbletest.GarbleVersion {
 			continue // TestGarble's
+		}
+		if sel != "" && !all && !slices.Contains(strings.Fields(sel), r.Garble) {
+			continue
 		}
 		t.Run(r.Garble, func(t *testing.T) {
 			env := garbletest.SetupVersion(t, r.Garble, r.Go)
