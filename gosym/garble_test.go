@@ -249,8 +249,9 @@ func checkWrapperID(t *testing.T, tab *Table, goroot string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, list, ok := strings.Cut(string(src), "FuncIDNormal FuncID = iota")
-	if list, _, ok = strings.Cut(list, "FuncIDWrapper"); !ok {
+	_, list, ok1 := strings.Cut(string(src), "FuncIDNormal FuncID = iota")
+	list, _, ok2 := strings.Cut(list, "FuncIDWrapper")
+	if !ok1 || !ok2 {
 		t.Fatalf("no FuncIDWrapper in %s's internal/abi", goroot)
 	}
 	want := uint32(strings.Count(list, "\n\tFuncID_") + 1)
