@@ -296,21 +296,23 @@ func scanPclntab(b []byte, addr uint64, wantUnknown bool) (known, unknown int) {
 
 // nameTableFollows returns the layouts (layoutLE8 and the others) in
 // which the function name table of a header at the start of b, of
-// pointer size b[7], starts right after a header of eight or seven words, in either byte order, as the linker places it in the
-// tables garble writes (Go 1.27; not in every release: Go 1.20's starts
-// at 0x60, after padding). It reads the two words, unrolled, so that the
-// scan may ask it of every position whose second word passed before
-// reading an unknown magic's header, and decode only in those layouts.
-// The header's length is decode's to check.
+// pointer size b[7], starts where nameTableAfter accepts it after a
+// header of eight or seven words, in either byte order: right after it
+// (Go 1.26 on, 1.18–1.25 on arm) or at the next multiple of 8, 16 or 32
+// bytes (Go 1.18–1.25: 0x60 for a 64-bit header). It reads the two
+// words, unrolled, so that the scan may ask it of every position whose
+// second word passed before reading an unknown magic's header, and
+// decode only in those layouts. The header's length and its padding are
+// nameTableAfter's to check.
 func nameTableFollows(b []byte) uint8 {
 	var layouts uint8
 	switch b[7] {
 	case 8: // the offset is 8+8*8 at byte 32, or 8+7*8 at byte 24
 		if len(b) >= 40 {
 			switch binary.LittleEndian.Uint64(b[32:40]) {
-			case 72:
+			case 72, 80, 96:
 				layouts |= layoutLE8
-			case 72 << 56:
+			case 72 << 56, 80 << 56, 96 << 56:
 				layouts |= layoutBE8
 			}
 		}
@@ -325,17 +327,17 @@ func nameTableFollows(b []byte) uint8 {
 	case 4: // 8+8*4 at byte 20, or 8+7*4 at byte 16
 		if len(b) >= 24 {
 			switch binary.LittleEndian.Uint32(b[20:24]) {
-			case 40:
+			case 40, 48, 64:
 				layouts |= layoutLE8
-			case 40 << 24:
+			case 40 << 24, 48 << 24, 64 << 24:
 				layouts |= layoutBE8
 			}
 		}
 		if len(b) >= 20 {
 			switch binary.LittleEndian.Uint32(b[16:20]) {
-			case 36:
+			case 36, 40, 48, 64:
 				layouts |= layoutLE7
-			case 36 << 24:
+			case 36 << 24, 40 << 24, 48 << 24, 64 << 24:
 				layouts |= layoutBE7
 			}
 		}
@@ -491,7 +493,7 @@ func scanMagicless(c []byte, layouts uint8) bool {
 		}
 		i := 8 + (words-5)*p // the function name table's offset
 		funcname, cu, filetab, pctab, pcln := rd.ptr(c[i:]), rd.ptr(c[i+p:]), rd.ptr(c[i+2*p:]), rd.ptr(c[i+3*p:]), rd.ptr(c[i+4*p:])
-		if funcname != hdrEnd || !(funcname <= cu && cu <= filetab && filetab <= pctab && pctab <= pcln && pcln <= size) {
+		if !nameTableAfter(c, hdrEnd, funcname) || !(funcname <= cu && cu <= filetab && filetab <= pctab && pctab <= pcln && pcln <= size) {
 			continue
 		}
 		nfunc, rest := rd.ptr(c[8:]), size-pcln

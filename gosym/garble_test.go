@@ -3,6 +3,7 @@ package gosym
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/gosym-dev/gosym/internal/hostrun"
 	"github.com/gosym-dev/gosym/internal/objtest"
 	"github.com/gosym-dev/gosym/internal/testcorpus"
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // garbleModes are the garble builds TestGarble checks: every obfuscation
@@ -56,11 +58,217 @@ func TestGarble(t *testing.T) {
 				t.Fatalf("%s -selfreport: %v", bin, err)
 			}
 			tab, rep := openGarbled(t, bin, out)
+			checkKeyInCode(t, tab)
+			checkWrapperID(t, tab, env.GOROOT)
 			if a := compareSelfReport(t, tab, rep, 27); a.unexplained() > 0 {
 				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
 			}
 		})
 	}
+}
+
+// garbleReleasesEnv, set to "all", makes TestGarbleReleases build every
+// mode of garbleModes with each older garble release, not only
+// garbleReleaseModes, and a linux/386 build; set to garble versions
+// separated by spaces ("v0.15.0"), it limits the default builds to those
+// releases.
+const garbleReleasesEnv = "GOSYM_GARBLE_RELEASES"
+
+// garbleReleaseModes are the modes of garbleModes TestGarbleReleases
+// builds with each older garble release by default (garble rebuilds the
+// standard library once per seed and flags, 15–80 s each here): two for
+// v0.15.0, the one whose Go 1.25 header needs the padded layout, one
+// (-tiny, the quickest to build) for the others, whose Go 1.26 header is
+// v0.18.0's.
+var garbleReleaseModes = map[string][]string{
+	"v0.15.0": {"literals-seedA", "tiny-seedB-s-w"},
+	"v0.16.0": {"tiny-seedB-s-w"},
+	"v0.17.0": {"tiny-seedB-s-w"},
+}
+
+// TestGarbleReleases is TestGarble for the garble releases before v0.18.0
+// that the module proxy serves (garbletest.Releases), each built with the
+// Go release it needs: v0.15.0 with Go 1.25, whose pclntab has the
+// 1.18–1.25 layout (the name table after zero padding, at 0x60), v0.16.0
+// and v0.17.0 with Go 1.26. Each build is compared with its own
+// runtime.CallersFrames self-report at every PC; Info must name the
+// repaired magic and key, the key must be the one the patched runtime's
+// code multiplies by (checkKeyInCode) and the wrapper funcID the
+// toolchain's (checkWrapperID). One or two modes per release
+// (garbleReleaseModes) unless GOSYM_GARBLE_RELEASES=all asks for all of
+// garbleModes and a linux/386 build (fixed seed), run natively or under
+// qemu-i386 (internal/hostrun), whose Go 1.25 header is padded to 0x40.
+func TestGarbleReleases(t *testing.T) {
+	objtest.SkipUnlessHeavy(t)
+	sel := os.Getenv(garbleReleasesEnv)
+	all := sel == "all"
+	for _, r := range garbletest.Releases {
+		if r.Garble == garbletest.GarbleVersion {
+			continue // TestGarble's
+		}
+		if sel != "" && !all && !slices.Contains(strings.Fields(sel), r.Garble) {
+			continue
+		}
+		t.Run(r.Garble, func(t *testing.T) {
+			env := garbletest.SetupVersion(t, r.Garble, r.Go)
+			minor := goMinor(t, r.Go)
+			src := env.CopyModule(t, filepath.Join(testcorpus.Dir(), "..", "src", "gopath", "src", "gosymtest"), "gosymtest")
+			for _, m := range garbleModes {
+				if !all && !slices.Contains(garbleReleaseModes[r.Garble], m.name) {
+					continue
+				}
+				t.Run(m.name, func(t *testing.T) {
+					var build []string
+					if m.strip {
+						build = []string{"-ldflags=-s -w"}
+					}
+					bin := env.Build(t, src, m.garble, build)
+					out, err := exec.Command(bin, "-selfreport").Output()
+					if err != nil {
+						t.Fatalf("%s -selfreport: %v", bin, err)
+					}
+					tab, rep := openGarbled(t, bin, out)
+					checkKeyInCode(t, tab)
+					checkWrapperID(t, tab, env.GOROOT)
+					a := compareSelfReport(t, tab, rep, minor)
+					if a.unexplained() > 0 {
+						t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
+					}
+					in := tab.Info()
+					t.Logf("garble %s (%s) %s: magic %#x, key %#x, %d PCs agree with the self-report", r.Garble, r.Go, m.name, in.Magic, in.EntryKey, a.checked)
+				})
+			}
+			if !all {
+				return
+			}
+			// 32-bit: Go 1.18–1.25 pad a 0x28-byte header to 0x40.
+			t.Run("linux-386", func(t *testing.T) {
+				bin := env.BuildFor(t, "linux", "386", src, []string{garbleSeed}, nil)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				defer cancel()
+				cmd, err := hostrun.Command(ctx, "386", bin, "-selfreport")
+				if err != nil {
+					t.Skip(err)
+				}
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("%s -selfreport: %v", bin, err)
+				}
+				tab, rep := openGarbled(t, bin, out)
+				checkKeyInCode(t, tab)
+				checkWrapperID(t, tab, env.GOROOT)
+				a := compareSelfReport(t, tab, rep, minor)
+				if a.unexplained() > 0 {
+					t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
+				}
+				t.Logf("garble %s (%s) linux/386: name table at %#x, %d PCs agree with the self-report", r.Garble, r.Go, cap(tab.data)-cap(tab.hdr.names), a.checked)
+			})
+		})
+	}
+}
+
+// checkKeyInCode checks the entry key Info reports against a second
+// witness, garble's patched runtime (garble#641: "a tool just has to pull
+// the xor number from the runtime"): garble rewrites funcInfo.entry to
+// textAddr(entryOff ^ uint32(nameOff)*key), which the compiler inlines
+// into the runtime's callers as an IMUL of a 32-bit register by the key
+// as an immediate, whose product an XOR then uses. The immediate of the
+// most such IMULs in the runtime's code (amd64 or 386; the functions
+// named runtime.*, or every function where -tiny left runtime functions
+// unnamed) must be the key the library recovered from the records.
+func checkKeyInCode(t *testing.T, tab *Table) {
+	t.Helper()
+	votes := map[uint32]int{}
+	scan := func(runtimeOnly bool) {
+		for f, err := range tab.Functions() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runtimeOnly && !strings.HasPrefix(f.Name(), "runtime.") {
+				continue
+			}
+			code, err := f.Code()
+			if err != nil {
+				continue
+			}
+			var insts []x86asm.Inst
+			for len(code) > 0 {
+				inst, err := x86asm.Decode(code, 8*tab.hdr.rd.ptrSize)
+				if err != nil {
+					code = code[1:]
+					continue
+				}
+				insts = append(insts, inst)
+				code = code[inst.Len:]
+			}
+			for i, inst := range insts {
+				imm, ok := inst.Args[2].(x86asm.Imm)
+				dst, isReg := inst.Args[0].(x86asm.Reg)
+				if inst.Op != x86asm.IMUL || !ok || !isReg || dst < x86asm.EAX || dst > x86asm.R15L {
+					continue
+				}
+				for _, next := range insts[i+1 : min(i+6, len(insts))] {
+					if next.Op == x86asm.XOR && (next.Args[0] == dst || next.Args[1] == dst) {
+						votes[uint32(imm)]++
+						break
+					}
+				}
+			}
+		}
+	}
+	scan(true)
+	if len(votes) == 0 {
+		scan(false)
+	}
+	var key uint32
+	best, second := 0, 0
+	for k, n := range votes {
+		if n > best || n == best && k < key {
+			key, best = k, n
+		}
+	}
+	for k, n := range votes {
+		if k != key && n > second {
+			second = n
+		}
+	}
+	want := tab.Info().EntryKey
+	t.Logf("the runtime's code multiplies by %#x before an XOR %d times (the next most frequent immediate: %d times); the records' key is %#x", key, best, second, want)
+	if key != want || best <= second {
+		t.Errorf("the patched runtime's key is %#x (%d IMULs, next %d); the library recovered %#x from the records", key, best, second, want)
+	}
+}
+
+// checkWrapperID checks the wrapper funcID the table uses against the
+// toolchain's own list (internal/abi.FuncIDWrapper's place in goroot's
+// source): garbled binaries name no release, and -tiny renames
+// runtime.deferreturn, from which it is learned otherwise.
+func checkWrapperID(t *testing.T, tab *Table, goroot string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(goroot, "src", "internal", "abi", "symtab.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok1 := strings.Cut(string(src), "FuncIDNormal FuncID = iota")
+	list, _, ok2 := strings.Cut(list, "FuncIDWrapper")
+	if !ok1 || !ok2 {
+		t.Fatalf("no FuncIDWrapper in %s's internal/abi", goroot)
+	}
+	want := uint32(strings.Count(list, "\n\tFuncID_") + 1)
+	if got := tab.wrapperID(); got != want {
+		t.Errorf("wrapper funcID %d; the toolchain's FuncIDWrapper is %d", got, want)
+	}
+}
+
+// goMinor returns the minor release of a toolchain version: 25 for
+// "go1.25.14".
+func goMinor(t *testing.T, v string) int {
+	t.Helper()
+	var minor int
+	if _, err := fmt.Sscanf(v, "go1.%d", &minor); err != nil {
+		t.Fatalf("toolchain version %q: %v", v, err)
+	}
+	return minor
 }
 
 // checkGarbleInfo checks what Info says of a garbled table: an unknown

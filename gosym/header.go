@@ -65,10 +65,38 @@ func entrySize(m magic, p int) uint64 {
 // a release may drop the header's dead textStart word. Such a header is
 // read as the Go 1.20 layout when its structure says so: the rest of the
 // first eight bytes is a Go header's (two zero bytes, a quantum of 1, 2 or
-// 4, a pointer size of 4 or 8), the function name table starts right
-// after the header, as the linker places it, and every offset is in order
-// and in range. The functab and the records are checked afterwards
-// (plausibleUnknown for the scan, Table.validate at open).
+// 4, a pointer size of 4 or 8), the function name table starts where the
+// linker places it after the header (nameTableAfter), and every offset is
+// in order and in range. The functab and the records are checked
+// afterwards (plausibleUnknown for the scan, Table.validate at open).
+
+// nameTableAfter reports whether a function name table at offset off of
+// data starts where a linker places it after a header that ends at end:
+// right after it (Go 1.16, Go 1.26 on, and 1.18–1.25 on arm, whose
+// largest alignment is 8 bytes), or, in Go 1.18–1.25, at the next
+// multiple of the symbol alignment, the architecture's largest (32 bytes
+// on every other port: 0x60 after the 0x48 bytes of a 64-bit header; 8 or
+// 16 for a name table shorter than 32 bytes), with only zero bytes
+// between.
+func nameTableAfter(data []byte, end, off uint64) bool {
+	if off == end {
+		return true
+	}
+	if off > uint64(len(data)) {
+		return false
+	}
+	for a := uint64(8); a <= 32; a *= 2 {
+		if off == (end+a-1)&^(a-1) {
+			for _, c := range data[end:off] {
+				if c != 0 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
 
 // magicless reports whether data starts like a pclntab header apart from
 // its magic, and returns the reader the header's fields say.
@@ -119,6 +147,9 @@ func (m magic) known() bool {
 // so is tried without the textStart word. A header with an unknown magic
 // is read as the Go 1.20 layout, with or without textStart, if its
 // structure allows (see magicless); the error then says why not.
+//
+// A header with an unknown magic is read as the Go 1.18 layout instead
+// when its records' sizes say so (recordFamily).
 func parseHeader(data []byte) (*header, error) {
 	return parseHeaderFrom(data, data)
 }
@@ -136,7 +167,59 @@ func parseHeaderFrom(head, data []byte) (*header, error) {
 	if f := h.readFrom(head, data); !f.ok() {
 		return nil, f.err(head)
 	}
+	if !h.magicKnown() {
+		if err := h.recordFamily(); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// recordFamilySample is the number of records, from the first, whose
+// sizes recordFamily checks.
+const recordFamilySample = 32
+
+// recordFamily tells, for a header with an unknown magic read as the Go
+// 1.20 layout, its records' layout from their sizes, so that a Go
+// 1.18–1.19 table (the name table after the same padding as 1.20–1.25's,
+// but 40-byte _func records without startLine, and 20-byte inline
+// records) is never read with Go 1.20's. The linker writes the records
+// one after the other in functab order, each aligned to the pointer size:
+// its fixed part (44 bytes from Go 1.20, 40 in 1.18 and 1.19), then
+// npcdata and nfuncdata u32 offsets, whose counts the fixed part holds
+// (at bytes 28 and 43, or 28 and 39). If every one of the first
+// recordFamilySample records but the last has the size Go 1.20's layout
+// gives it, the header stays as it is; else, if every one has Go 1.18's,
+// it is read as Go 1.18's (magic118); else the table is refused. Records
+// whose sizes fit both (no funcdata) leave it Go 1.20's. Constant work,
+// on the records Open reads first.
+func (h *header) recordFamily() error {
+	n := min(h.nfunc, recordFamilySample)
+	if n < 2 || h.magic != magic120 {
+		return nil
+	}
+	rd, p := h.rd, uint64(h.rd.ptrSize)
+	rnd := func(x uint64) uint64 { return (x + p - 1) &^ (p - 1) }
+	fit120, fit118 := true, true
+	for i := uint64(0); i+1 < n; i++ {
+		off, next := uint64(rd.u32(h.functab[i*8+4:])), uint64(rd.u32(h.functab[i*8+12:]))
+		if off > uint64(len(h.funcs)) || uint64(len(h.funcs))-off < 44 || next < off {
+			fit120, fit118 = false, false
+			break
+		}
+		rec := h.funcs[off:]
+		npcdata := uint64(rd.u32(rec[28:]))
+		fit120 = fit120 && next-off == rnd(44+4*npcdata+4*uint64(rec[43]))
+		fit118 = fit118 && next-off == rnd(40+4*npcdata+4*uint64(rec[39]))
+	}
+	switch {
+	case fit120:
+		return nil
+	case fit118:
+		h.magic = magic118
+		return nil
+	}
+	return corrupt("unknown pclntab magic %#x: the sizes of the first %d function records fit neither Go 1.20's _func layout nor Go 1.18's", h.stored, n)
 }
 
 // read is parseHeader into h, without allocating, so that the scan for a
@@ -151,8 +234,9 @@ func (h *header) readFrom(head, data []byte) headerFault {
 		return h.readKnownFrom(head, data, m, rd)
 	}
 	// An unknown magic: the Go 1.20 layout with eight or seven words, in
-	// either byte order, the name table right after the header (decode's
-	// first test with a number of words); the error is the first's.
+	// either byte order, the name table where the linker places it after
+	// the header (nameTableAfter, decode's first test with a number of
+	// words); the error is the first's.
 	// scanMagicless (find.go) makes these tests, in this order, for the
 	// scan.
 	rd, ok := magicless(head)
@@ -251,12 +335,13 @@ func (f headerFault) err(data []byte) error {
 
 // decode decodes into h a header of layout family m. words is the number
 // of header words for a 1.18+ family (0: the family's own, 8): with a
-// number not the family's own, the function name table must start right
-// after the header, as the linker places it. The most telling test comes
-// first, and h is written only once the header decoded: the scan asks
-// this of candidates that are nearly all rejected at once. The header's
-// fields are read from head, data itself or a copy of its first bytes
-// (see parseHeaderFrom); the sub-tables are slices of data.
+// number not the family's own, the function name table must start where
+// the linker places it after the header (nameTableAfter). The most
+// telling test comes first, and h is written only once the header
+// decoded: the scan asks this of candidates that are nearly all rejected
+// at once. The header's fields are read from head, data itself or a copy
+// of its first bytes (see parseHeaderFrom); the sub-tables are slices of
+// data.
 func (h *header) decode(head, data []byte, m magic, rd reader, words int) headerFault {
 	p := uint64(rd.ptrSize)
 	size := uint64(len(data))
@@ -298,7 +383,7 @@ func (h *header) decode(head, data []byte, m magic, rd reader, words int) header
 	}
 	i := nwords - 5 // the function name table's offset: the word after nfunc, nfiles and textStart
 	funcname, hdrEnd := word(i), 8+nwords*p
-	if strict && funcname != hdrEnd {
+	if strict && !nameTableAfter(data, hdrEnd, funcname) {
 		return headerFault{what: faultNameTable, a: nwords, b: hdrEnd, c: funcname}
 	}
 	cu, filetab, pctab, pcln := word(i+1), word(i+2), word(i+3), word(i+4)

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
+	"github.com/gosym-dev/gosym/internal/testcorpus"
 	"github.com/gosym-dev/gosym/object"
 )
 
@@ -471,9 +473,10 @@ func TestWrapperFuncIDRenumbered(t *testing.T) {
 	}
 
 	// garble -tiny renames runtime.deferreturn, the function the wrapper
-	// ID is learned from: the ID stays unknown, and asking for it (Info,
-	// and the inline trees, which LookupFunction's error for a name not
-	// found walks) must answer rather than wait on itself.
+	// ID is learned from: the ID is then the records' largest funcID
+	// (largestFuncID), and asking for it (Info, and the inline trees,
+	// which LookupFunction's error for a name not found walks) must
+	// answer rather than wait on itself.
 	i := bytes.Index(tab, []byte("runtime.deferreturn\x00"))
 	if i < 0 {
 		t.Fatal("no runtime.deferreturn in the name table")
@@ -481,6 +484,21 @@ func TestWrapperFuncIDRenumbered(t *testing.T) {
 	copy(tab[i:], "runtime.deferretXrn")
 	renamed := mustTable(t, b)
 	_ = renamed.Info()
+	if id := renamed.wrapperID(); id != 30 {
+		t.Errorf("deferreturn renamed: wrapper funcID %d; want 30, the records' largest", id)
+	}
+	for f, err := range want.Functions() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := renamed.ResolveFunction(f.Entry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Wrapper() != f.Wrapper() {
+			t.Errorf("deferreturn renamed: %s: Wrapper %v, want %v", f.Name(), g.Wrapper(), f.Wrapper())
+		}
+	}
 	if _, err := renamed.LookupFunction("runtime.deferreturn"); !errors.Is(err, ErrFunctionNotFound) {
 		t.Errorf("LookupFunction of the renamed deferreturn: %v", err)
 	}
@@ -536,5 +554,88 @@ func TestModuledataFieldChanged(t *testing.T) {
 				t.Errorf("%v; want ErrCorrupted naming the moduledata", err)
 			}
 		})
+	}
+}
+
+// TestGarbledPaddedLayout reads corpus binaries of Go 1.18–1.25, whose
+// pclntab's function name table starts after zero padding (at 0x60 for
+// 64-bit pointers, not right after the 0x48-byte header), transformed as
+// garble v0.15.0's linker does with Go 1.25 (random magic, entry offsets
+// XORed with name offset × key), in their section and without section
+// headers (so that only the scan finds them, by structure): every PC
+// answers as in the original, and Info says what was repaired. Go 1.18
+// and 1.19's tables (40-byte records) are read with their own layout,
+// not Go 1.20's (recordFamily).
+func TestGarbledPaddedLayout(t *testing.T) {
+	entries, err := testcorpus.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		var minor int
+		if _, err := fmt.Sscanf(e.Name, "go1.%d.", &minor); err != nil || minor < 18 || minor > 25 || !strings.Contains(e.Name, ".linux-") || strings.HasSuffix(e.Name, ".pie") {
+			continue
+		}
+		t.Run(e.Name, func(t *testing.T) {
+			bin, err := e.Binary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := mustTable(t, bin)
+			if names := cap(want.data) - cap(want.hdr.names); names == 8+want.hdr.words*want.hdr.rd.ptrSize {
+				t.Skipf("name table right after the header, at %#x", names)
+			}
+			n++
+			garbled := garbleELF(t, bin, 0xceaaf491, 0x23375875)
+			for _, c := range []struct {
+				name    string
+				bin     []byte
+				foundBy string
+			}{
+				{"section", garbled, "section .gopclntab, its header checked by structure"},
+				{"noshdr", objtest.StripSectionHeaders(t, garbled), "scan of segment at"},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					got := mustTable(t, c.bin)
+					in := got.Info()
+					if in.Magic != 0xceaaf491 || in.EntryKey != 0x23375875 || !strings.Contains(in.Repairs, "unknown magic") {
+						t.Errorf("Info: magic %#x, key %#x, repairs %q", in.Magic, in.EntryKey, in.Repairs)
+					}
+					if !strings.Contains(in.FoundBy, c.foundBy) || !strings.Contains(in.FoundBy, "structure") {
+						t.Errorf("Info.FoundBy = %q; want %q, by structure", in.FoundBy, c.foundBy)
+					}
+					if v := want.Info().Version; in.Version != v || !strings.Contains(in.Repairs, "read as the Go "+v+" layout") {
+						t.Errorf("Info: version %s, repairs %q; want %s, the original's layout family", in.Version, in.Repairs, v)
+					}
+					checkSameAnswers(t, want, got)
+				})
+			}
+		})
+	}
+	if n == 0 {
+		t.Skip("no Go 1.18–1.25 linux binary with a padded name table in the corpus")
+	}
+}
+
+// TestUnknownMagicRecordSizes checks that a table with an unknown magic
+// whose first records' sizes fit neither Go 1.20's _func layout nor Go
+// 1.18's (a release that changed the record, or damage) is refused,
+// saying so, rather than read with a layout that does not fit.
+func TestUnknownMagicRecordSizes(t *testing.T) {
+	bin := objtest.Binary(t, objtest.LinuxStripped)
+	b := garbleELF(t, bin, 0xceaaf491, 0x23375875)
+	off, _, bo := elfPclntab(t, b)
+	tab := b[off:]
+	h, err := parseHeader(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := len(tab) - len(h.funcs)
+	rec := tab[funcs+int(bo.Uint32(h.functab[3*8+4:])):]
+	bo.PutUint32(rec[28:], bo.Uint32(rec[28:])+2) // npcdata: the record 8 bytes longer than the next one's offset allows
+	_, err = tableOf(t, b)
+	if !errors.Is(err, ErrCorrupted) || !strings.Contains(err.Error(), "fit neither Go 1.20's _func layout nor Go 1.18's") {
+		t.Errorf("record 3's npcdata changed: %v; want ErrCorrupted saying the record sizes fit no layout", err)
 	}
 }

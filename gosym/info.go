@@ -32,9 +32,9 @@ type Info struct {
 
 	// Repairs says what was read differently from a Go linker's output,
 	// each checked against the table's own structure, separated by "; ":
-	// an unknown magic read as the Go 1.20 layout, a header without its
-	// textStart word, garble's XORed entry offsets. "" for a table as a
-	// linker wrote it.
+	// an unknown magic read as the Go 1.20 layout (or 1.18's, when the
+	// records' sizes are 1.18's), a header without its textStart word,
+	// garble's XORed entry offsets. "" for a table as a linker wrote it.
 	Repairs string
 	// EntryKey is garble's key (each function record stores its entry
 	// offset XORed with its name offset times the key); 0 if none.

@@ -60,6 +60,22 @@ var scanInputs = []struct {
 		}
 		return b
 	}},
+	{"padded-headers", func(n int) []byte {
+		// At each multiple of 96: a little-endian 8-word header with
+		// 8-byte pointers whose name table starts at 0x60 after 24 zero
+		// bytes (Go 1.18–1.25's layout, garble v0.15.0's), one function
+		// and one file, every table at 0x60; it decodes and fails only
+		// on its functab, whose first record offset is the next
+		// header's second word.
+		b := make([]byte, n)
+		for i := 0; i+96 <= n; i += 96 {
+			binary.LittleEndian.PutUint64(b[i:], 0x08010000_91f4aace)
+			for k, w := range []uint64{1, 1, 0, 96, 96, 96, 96, 96} {
+				binary.LittleEndian.PutUint64(b[i+8+8*k:], w)
+			}
+		}
+		return b
+	}},
 	{"0x08", func(n int) []byte { return bytes.Repeat([]byte{8}, n) }},
 	{"0xff", func(n int) []byte { return bytes.Repeat([]byte{0xff}, n) }},
 }
@@ -106,25 +122,26 @@ func BenchmarkScanNoTable(b *testing.B) {
 	}
 }
 
-// TestScanHeadersInput checks that the "headers" input is what it claims:
-// a header that decodes every 20 bytes, not only one that passes the
-// scan's first tests.
+// TestScanHeadersInput checks that the "headers" and "padded-headers"
+// inputs are what they claim: a header that decodes every 20 (96) bytes,
+// not only one that passes the scan's first tests.
 func TestScanHeadersInput(t *testing.T) {
-	var data []byte
 	for _, in := range scanInputs {
-		if in.name == "headers" {
-			data = in.make(1 << 16)
+		period := map[string]int{"headers": 20, "padded-headers": 96}[in.name]
+		if period == 0 {
+			continue
 		}
-	}
-	decoded := 0
-	for off := 0; off+8 <= len(data); off += 4 {
-		var h header
-		if nameTableFollows(data[off:]) != 0 && h.read(data[off:]).ok() {
-			decoded++
+		data := in.make(1 << 16)
+		decoded := 0
+		for off := 0; off+8 <= len(data); off += 4 {
+			var h header
+			if nameTableFollows(data[off:]) != 0 && h.read(data[off:]).ok() {
+				decoded++
+			}
 		}
-	}
-	if want := len(data) / 20 * 9 / 10; decoded < want {
-		t.Errorf("%d headers decode in %d bytes; want at least %d", decoded, len(data), want)
+		if want := len(data) / period * 9 / 10; decoded < want {
+			t.Errorf("%s: %d headers decode in %d bytes; want at least %d", in.name, decoded, len(data), want)
+		}
 	}
 }
 
@@ -168,6 +185,20 @@ func TestScanMagiclessCorpus(t *testing.T) {
 			}
 		}
 		check("magic replaced")
+		// Every 1.18+ table, whatever the padding between its header and
+		// its name table (none, or 0x48 to 0x60 in Go 1.18–1.25), passes
+		// with garble's kind of magic: garble v0.15.0 builds with Go 1.25.
+		if m := tab.hdr.magic; (m == magic118 || m == magic120) && !plausibleUnknown(c) {
+			t.Errorf("a Go 1.18+ table (name table at %#x) is refused with its magic replaced", cap(tab.data)-cap(tab.hdr.names))
+		}
+		// And its records' sizes tell Go 1.18–1.19's layout from 1.20's.
+		if m := tab.hdr.magic; m == magic118 || m == magic120 {
+			if h, err := parseHeader(c); err != nil {
+				t.Errorf("with its magic replaced, a %#x table: %v", uint32(m), err)
+			} else if h.magic != m {
+				t.Errorf("with its magic replaced, a %#x table reads as the %#x family", uint32(m), uint32(h.magic))
+			}
+		}
 		if plausibleUnknown(c) {
 			accepted.Add(1)
 			if _, unknown := scanPclntab(buf, 0x1000, true); unknown != 4 {
@@ -180,6 +211,12 @@ func TestScanMagiclessCorpus(t *testing.T) {
 		var words []uint64
 		for off := uint64(8); off < 8+uint64(tab.hdr.words*rd.ptrSize); off += 4 {
 			words = append(words, off)
+		}
+		// The padding between the header and the name table, if any.
+		if tab.hdr.magic == magic118 || tab.hdr.magic == magic120 {
+			for off := 8 + uint64(tab.hdr.words*rd.ptrSize); off < uint64(cap(tab.data)-cap(tab.hdr.names)); off += 4 {
+				words = append(words, off)
+			}
 		}
 		if fo := uint64(len(c)) - uint64(len(tab.hdr.funcs)); tab.hdr.entrySize() == 8 && fo < uint64(len(c)) {
 			for i := uint64(0); i < 18 && fo+i*4+4 <= uint64(len(c)); i++ {
@@ -200,4 +237,37 @@ func TestScanMagiclessCorpus(t *testing.T) {
 			put(off, orig)
 		}
 	})
+}
+
+// TestNameTableAfter checks where an unknown magic's name table may start
+// after its header: right after it, or at the next multiple of 8, 16 or
+// 32 bytes (Go 1.18–1.25) with only zeros between, and nowhere else.
+func TestNameTableAfter(t *testing.T) {
+	for _, c := range []struct {
+		end, off uint64
+		pad      byte // the padding's bytes
+		want     bool
+	}{
+		{72, 72, 0, true},   // Go 1.26 on, 64-bit
+		{72, 96, 0, true},   // Go 1.18–1.25, 64-bit
+		{72, 80, 0, true},   // a name table shorter than 32 bytes
+		{72, 96, 1, false},  // padding that is not zeros: a header word added
+		{72, 88, 0, false},  // not a multiple of 16 or 32
+		{72, 128, 0, false}, // beyond the largest alignment
+		{72, 64, 0, false},  // inside the header
+		{40, 64, 0, true},   // Go 1.18–1.25, 32-bit
+		{40, 48, 0, true},
+		{40, 40, 0, true},
+		{36, 40, 0, true}, // a 7-word 32-bit header, aligned to 8
+		{64, 96, 0, false},
+		{72, 200, 0, false}, // past the data
+	} {
+		data := make([]byte, 160)
+		for i := c.end; i < min(c.off, uint64(len(data))); i++ {
+			data[i] = c.pad
+		}
+		if got := nameTableAfter(data, c.end, c.off); got != c.want {
+			t.Errorf("header ending at %d, name table at %d, padding %#x: %v; want %v", c.end, c.off, c.pad, got, c.want)
+		}
+	}
 }

@@ -62,7 +62,11 @@ func (t *Table) repairs() []string {
 	h := t.hdr
 	var r []string
 	if !h.magicKnown() {
-		r = append(r, fmt.Sprintf("unknown magic %#x read as the Go 1.20 layout", h.stored))
+		v := "1.20"
+		if h.magic == magic118 {
+			v = "1.18" // recordFamily
+		}
+		r = append(r, fmt.Sprintf("unknown magic %#x read as the Go %s layout", h.stored, v))
 	}
 	if h.words == 7 && h.magic != magic116 {
 		r = append(r, "header without the textStart word")

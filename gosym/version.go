@@ -142,7 +142,34 @@ func (t *Table) wrapperID() uint32 {
 		// which ask for the wrapper ID.
 		if f, ok, _ := t.findFunction("runtime.deferreturn"); ok {
 			t.wrapper.id = int(f.funcID())
+		} else if id, ok := t.largestFuncID(); ok {
+			t.wrapper.id = id
 		}
 	})
 	return uint32(t.wrapper.id)
+}
+
+// largestFuncID returns the largest funcID of the table's records: the
+// wrapper funcID (internal/abi.FuncIDWrapper is the list's last, and every
+// binary since Go 1.14 has wrappers, runtime.deferreturn among them), for
+// a table of an unknown release whose runtime.deferreturn has no name to
+// find it by (garble -tiny names it "" or "runtime.?"; the moduledata's
+// layout bounds the release only to a range whose wrapper funcIDs differ:
+// 21, 22 and 23 in Go 1.20–1.25). It reads one byte of every record,
+// once, on the first question about wrappers; false if no record says.
+func (t *Table) largestFuncID() (int, bool) {
+	l := &t.layout
+	if l.funcIDSize != 1 || l.funcID < 0 {
+		return 0, false
+	}
+	funcs := t.hdr.funcs
+	largest := 0
+	for i := uint64(0); i < t.hdr.nfunc; i++ {
+		off, ok := t.funcOffAt(i)
+		if !ok || off >= uint64(len(funcs)) || uint64(len(funcs))-off < uint64(l.fixedSize) {
+			continue
+		}
+		largest = max(largest, int(funcs[off+uint64(l.funcID)]))
+	}
+	return largest, largest > 0
 }

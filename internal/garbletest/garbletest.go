@@ -3,12 +3,13 @@
 // runtime.CallersFrames self-report (TESTING.md, "Day zero and hidden
 // tables").
 //
-// garble v0.18.0 patches the linker and the runtime of Go 1.27: it writes
-// a random pclntab magic and stores each function record's entry offset
-// XORed with its name offset times a key. It refuses a GOROOT inside the
-// module cache, so Setup copies the go1.27.3 toolchain (fetched into the
-// module cache through GOTOOLCHAIN if needed) to a directory of its own
-// under the user cache directory, and installs garble there with it. Both
+// garble patches the linker and the runtime: it writes a random pclntab
+// magic and stores each function record's entry offset XORed with its
+// name offset times a key. It refuses a GOROOT inside the module cache, so
+// Setup (v0.18.0 with go1.27.3) and SetupVersion (any garble release with
+// the Go release it needs, Releases) copy the toolchain (fetched into the
+// module cache through GOTOOLCHAIN if needed) to a directory of their own
+// under the user cache directory, and install garble there with it. Both
 // are kept for later runs.
 package garbletest
 
@@ -23,56 +24,102 @@ import (
 	"testing"
 )
 
-// Versions of the toolchain and of garble.
+// Versions of the toolchain and of garble that Setup installs: the
+// newest garble release and the toolchain it builds with.
 const (
 	GoVersion     = "go1.27.3"
 	GarbleVersion = "v0.18.0"
 )
 
+// A Release is a garble release and the Go release it builds with.
+type Release struct {
+	Garble string // garble's version, as the module proxy serves it ("v0.15.0")
+	Go     string // the toolchain's version ("go1.25.14")
+}
+
+// Releases are the garble releases the module proxy serves, oldest
+// first, each with the newest Go release it supports (its go.mod's go
+// line and main.go's minGoVersion and unsupportedGo): v0.15.0 builds with
+// Go 1.25, v0.16.0 and v0.17.0 with Go 1.26 (1.26.2 or newer), v0.18.0
+// with Go 1.27.
+var Releases = []Release{
+	{"v0.15.0", "go1.25.14"},
+	{"v0.16.0", "go1.26.8"},
+	{"v0.17.0", "go1.26.8"},
+	{GarbleVersion, GoVersion},
+}
+
 // Env is an installed garble and the toolchain it builds with.
 type Env struct {
+	Release
 	GOROOT string // the toolchain's copy, outside the module cache
 	Garble string // the garble executable
 }
 
 var setup struct {
+	mu   sync.Mutex
+	envs map[Release]*setupResult
+}
+
+type setupResult struct {
 	once sync.Once
 	env  *Env
 	err  error
 }
 
-// Setup returns the garble environment, installing it on first use (this
-// needs the Go module proxy once). It skips tb if there is no go command.
+// Setup returns the environment of garble v0.18.0 and go1.27.3,
+// installing it on first use (this needs the Go module proxy once). It
+// skips tb if there is no go command.
 func Setup(tb testing.TB) *Env {
+	tb.Helper()
+	return SetupVersion(tb, GarbleVersion, GoVersion)
+}
+
+// SetupVersion is Setup for garble version garble (such as "v0.15.0")
+// built with, and building with, the Go release goVersion (such as
+// "go1.25.14"). Each pair is installed once, in a directory of its own
+// under the user cache directory, and kept for later runs.
+func SetupVersion(tb testing.TB, garble, goVersion string) *Env {
 	tb.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		tb.Skipf("no go command: %v", err)
 	}
-	setup.once.Do(func() { setup.env, setup.err = install(goCmd) })
-	if setup.err != nil {
-		tb.Fatalf("installing garble %s with %s: %v", GarbleVersion, GoVersion, setup.err)
+	r := Release{garble, goVersion}
+	setup.mu.Lock()
+	if setup.envs == nil {
+		setup.envs = map[Release]*setupResult{}
 	}
-	return setup.env
+	res := setup.envs[r]
+	if res == nil {
+		res = new(setupResult)
+		setup.envs[r] = res
+	}
+	setup.mu.Unlock()
+	res.once.Do(func() { res.env, res.err = install(goCmd, r) })
+	if res.err != nil {
+		tb.Fatalf("installing garble %s with %s: %v", garble, goVersion, res.err)
+	}
+	return res.env
 }
 
-func install(goCmd string) (*Env, error) {
+func install(goCmd string, r Release) (*Env, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "gosym-garbletest", GoVersion+"-garble-"+GarbleVersion)
-	env := &Env{GOROOT: filepath.Join(dir, "go"), Garble: filepath.Join(dir, "bin", "garble")}
+	dir := filepath.Join(cache, "gosym-garbletest", r.Go+"-garble-"+r.Garble)
+	env := &Env{Release: r, GOROOT: filepath.Join(dir, "go"), Garble: filepath.Join(dir, "bin", "garble")}
 	if _, err := os.Stat(env.Garble); err == nil {
 		return env, nil
 	}
 	// The toolchain from the module cache, downloaded if needed.
 	cmd := exec.Command(goCmd, "env", "GOROOT")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+GoVersion, "GOFLAGS=")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+r.Go, "GOFLAGS=")
 	cmd.Dir = os.TempDir()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT: %v\n%s", GoVersion, err, out)
+		return nil, fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT: %v\n%s", r.Go, err, out)
 	}
 	src := strings.TrimSpace(string(out))
 	tmp := env.GOROOT + ".tmp"
@@ -84,11 +131,11 @@ func install(goCmd string) (*Env, error) {
 	if err := os.Rename(tmp, env.GOROOT); err != nil {
 		return nil, err
 	}
-	cmd = exec.Command(filepath.Join(env.GOROOT, "bin", "go"), "install", "mvdan.cc/garble@"+GarbleVersion)
+	cmd = exec.Command(filepath.Join(env.GOROOT, "bin", "go"), "install", "mvdan.cc/garble@"+r.Garble)
 	cmd.Env = env.environ("GOBIN=" + filepath.Join(dir, "bin"))
 	cmd.Dir = os.TempDir()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go install mvdan.cc/garble@%s: %v\n%s", GarbleVersion, err, out)
+		return nil, fmt.Errorf("go install mvdan.cc/garble@%s: %v\n%s", r.Garble, err, out)
 	}
 	return env, nil
 }
@@ -204,14 +251,33 @@ func (e *Env) Reverse(tb testing.TB, dir string, garbleFlags []string, text []by
 }
 
 // CopyModule copies the directory src to a temporary directory of tb with
-// a go.mod declaring module mod, and returns it.
+// a go.mod declaring module mod and Go 1.27, and returns it.
 func CopyModule(tb testing.TB, src, mod string) string {
+	tb.Helper()
+	return copyModule(tb, src, mod, "1.27")
+}
+
+// CopyModule copies the directory src to a temporary directory of tb with
+// a go.mod declaring module mod and the language version of e's
+// toolchain (go1.25.14 reads "go 1.25"), and returns it.
+func (e *Env) CopyModule(tb testing.TB, src, mod string) string {
+	tb.Helper()
+	v := strings.TrimPrefix(e.Go, "go")
+	if i := strings.Index(v, "."); i >= 0 {
+		if j := strings.Index(v[i+1:], "."); j >= 0 {
+			v = v[:i+1+j]
+		}
+	}
+	return copyModule(tb, src, mod, v)
+}
+
+func copyModule(tb testing.TB, src, mod, goLine string) string {
 	tb.Helper()
 	dst := tb.TempDir()
 	if err := copyTree(src, dst); err != nil {
 		tb.Fatal(err)
 	}
-	gomod := fmt.Sprintf("module %s\n\ngo 1.27\n", mod)
+	gomod := fmt.Sprintf("module %s\n\ngo %s\n", mod, goLine)
 	if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte(gomod), 0o644); err != nil {
 		tb.Fatal(err)
 	}
