@@ -225,8 +225,11 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	// entry PC of a function is its index plus 0x1000, shifted left 16
 	// bits, or from Go 1.28 its index shifted left 16 bits with bit 63
 	// set (FORMAT.md, "WebAssembly"): the first one is 0x1000<<16 or
-	// 1<<63. The module's own minpc tells which.
-	wasm := text == 0 && (minpc == wasmMinPC || minpc == wasmHighBit) && etext < minpc
+	// 1<<63. The module's own minpc tells which. A linker may as well
+	// start the text itself at bit 63 (text = minpc = 1<<63, etext past
+	// it), with the same PCs: highText.
+	highText := text == wasmHighBit && minpc == wasmHighBit && etext >= text
+	wasm := text == 0 && (minpc == wasmMinPC || minpc == wasmHighBit) && etext < minpc || highText
 	if !(text <= minpc && minpc <= maxpc && (maxpc <= etext || wasm)) {
 		return false
 	}
@@ -257,12 +260,16 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	if t.hdr.nfunc > 0 {
 		first = t.openEntryOff(0)
 	}
-	if t.hdr.nfunc > 0 && t.textAddr(first) != minpc && wasm {
+	if t.hdr.nfunc > 0 && (t.textAddr(first) != minpc || highText) && wasm {
 		// The functab of a WebAssembly module holds function
 		// indexes (PC>>16) since Go 1.25, the PCs themselves before;
 		// from Go 1.28 without the 0x1000 and with bit 63 set in
-		// every PC, which the first entry must then give back.
+		// every PC, which the first entry must then give back. Text
+		// at bit 63 holds indexes too (the first entry, index 0,
+		// would give back minpc either way): its PCs are the bit
+		// and the index, as with text at 0.
 		t.wasm, t.wasmHigh = true, minpc&wasmHighBit
+		t.text &^= wasmHighBit
 	}
 	if t.hdr.nfunc > 0 && t.textAddr(first) != minpc {
 		t.text, t.gofunc, t.textSects, t.wasm, t.wasmHigh = oldText, oldGofunc, oldSects, oldWasm, oldWasmHigh

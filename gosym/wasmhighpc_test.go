@@ -108,11 +108,38 @@ func TestWasmHighPCDamaged(t *testing.T) {
 		})
 	}
 
+	// With the text itself at bit 63 (text = minpc = 1<<63, etext past
+	// the last PC), as a linker may place it, the module answers at
+	// every PC what it answered.
+	obj := damaged(base, mem, 0, nil, 0)
+	b := append([]byte(nil), obj.data[mem]...)
+	obj.data[mem] = b
+	le.PutUint64(b[md+mdText*8:], 1<<63)
+	le.PutUint64(b[md+mdEtext*8:], le.Uint64(b[md+mdMaxPC*8:])+1<<16)
+	high, err := NewTable(obj)
+	if err != nil {
+		t.Fatalf("NewTable, text at 1<<63: %v", err)
+	}
+	var want, got []Location
+	for _, pc := range samplePCs(t, tab, 512) {
+		want, err = tab.ResolveLocations(pc, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = high.ResolveLocations(pc, got)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("text at 1<<63: ResolveLocations(%#x) = %v, %v; want %v", pc, got, err, want)
+		}
+	}
+	if f, err := high.ResolveFunction(samplePCs(t, tab, 1)[0] &^ (1 << 63)); !errors.Is(err, ErrPCNotFound) {
+		t.Fatalf("text at 1<<63: a PC without bit 63 is in %s (%v), want ErrPCNotFound", f.Name(), err)
+	}
+
 	// Rewritten whole to the older rule (functab, records, minpc and
 	// maxpc), the module opens and answers at each PC of the older rule
 	// what it answered at the same PC of the newer.
-	obj := damaged(base, mem, 0, nil, 0)
-	b := append([]byte(nil), obj.data[mem]...)
+	obj = damaged(base, mem, 0, nil, 0)
+	b = append([]byte(nil), obj.data[mem]...)
 	obj.data[mem] = b
 	olderEntries(b)
 	for _, w := range []uint32{md + mdMinPC*8, md + mdMaxPC*8} {
@@ -122,7 +149,6 @@ func TestWasmHighPCDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewTable, the older rule: %v", err)
 	}
-	var want, got []Location
 	for _, pc := range samplePCs(t, tab, 512) {
 		want, err = tab.ResolveLocations(pc, want)
 		if err != nil {
