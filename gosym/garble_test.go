@@ -48,21 +48,7 @@ func TestGarble(t *testing.T) {
 	src := garbletest.CopyModule(t, filepath.Join(testcorpus.Dir(), "..", "src", "gopath", "src", "gosymtest"), "gosymtest")
 	for _, m := range garbleModes {
 		t.Run(m.name, func(t *testing.T) {
-			var build []string
-			if m.strip {
-				build = []string{"-ldflags=-s -w"}
-			}
-			bin := env.Build(t, src, m.garble, build)
-			out, err := exec.Command(bin, "-selfreport").Output()
-			if err != nil {
-				t.Fatalf("%s -selfreport: %v", bin, err)
-			}
-			tab, rep := openGarbled(t, bin, out)
-			checkKeyInCode(t, tab)
-			checkWrapperID(t, tab, env.GOROOT)
-			if a := compareSelfReport(t, tab, rep, 27); a.unexplained() > 0 {
-				t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
-			}
+			checkGarbleMode(t, env, src, m.garble, m.strip, 27)
 		})
 	}
 }
@@ -118,22 +104,7 @@ func TestGarbleReleases(t *testing.T) {
 					continue
 				}
 				t.Run(m.name, func(t *testing.T) {
-					var build []string
-					if m.strip {
-						build = []string{"-ldflags=-s -w"}
-					}
-					bin := env.Build(t, src, m.garble, build)
-					out, err := exec.Command(bin, "-selfreport").Output()
-					if err != nil {
-						t.Fatalf("%s -selfreport: %v", bin, err)
-					}
-					tab, rep := openGarbled(t, bin, out)
-					checkKeyInCode(t, tab)
-					checkWrapperID(t, tab, env.GOROOT)
-					a := compareSelfReport(t, tab, rep, minor)
-					if a.unexplained() > 0 {
-						t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
-					}
+					tab, a := checkGarbleMode(t, env, src, m.garble, m.strip, minor)
 					in := tab.Info()
 					t.Logf("garble %s (%s) %s: magic %#x, key %#x, %d PCs agree with the self-report", r.Garble, r.Go, m.name, in.Magic, in.EntryKey, a.checked)
 				})
@@ -561,6 +532,31 @@ func TestGarbleReverse(t *testing.T) {
 // openGarbled opens the garbled binary bin for the rest of the test,
 // checks what Info says of it (checkGarbleInfo) and parses its
 // self-report out.
+// checkGarbleMode builds the program in src with env's garble and
+// garbleFlags (stripped with -s -w if strip), runs it for its self-report,
+// and checks the table of the binary against it (Go 1.minor's runtime),
+// with the key in the runtime's code and the wrapper funcID.
+func checkGarbleMode(t *testing.T, env *garbletest.Env, src string, garbleFlags []string, strip bool, minor int) (*Table, *agreement) {
+	t.Helper()
+	var build []string
+	if strip {
+		build = []string{"-ldflags=-s -w"}
+	}
+	bin := env.Build(t, src, garbleFlags, build)
+	out, err := exec.Command(bin, "-selfreport").Output()
+	if err != nil {
+		t.Fatalf("%s -selfreport: %v", bin, err)
+	}
+	tab, rep := openGarbled(t, bin, out)
+	checkKeyInCode(t, tab)
+	checkWrapperID(t, tab, env.GOROOT)
+	a := compareSelfReport(t, tab, rep, minor)
+	if a.unexplained() > 0 {
+		t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
+	}
+	return tab, a
+}
+
 func openGarbled(t *testing.T, bin string, out []byte) (*Table, *testcorpus.Report) {
 	t.Helper()
 	rep, err := testcorpus.ParseReport(out)
