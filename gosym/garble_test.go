@@ -125,13 +125,7 @@ func TestGarbleReleases(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s -selfreport: %v", bin, err)
 				}
-				tab, rep := openGarbled(t, bin, out)
-				checkKeyInCode(t, tab)
-				checkWrapperID(t, tab, env.GOROOT)
-				a := compareSelfReport(t, tab, rep, minor)
-				if a.unexplained() > 0 {
-					t.Errorf("%d of %d PCs disagree with the self-report", a.unexplained(), a.checked)
-				}
+				tab, a := checkGarbled(t, env, bin, out, minor)
 				t.Logf("garble %s (%s) linux/386: name table at %#x, %d PCs agree with the self-report", r.Garble, r.Go, cap(tab.data)-cap(tab.hdr.names), a.checked)
 			})
 		})
@@ -547,6 +541,14 @@ func checkGarbleMode(t *testing.T, env *garbletest.Env, src string, garbleFlags 
 	if err != nil {
 		t.Fatalf("%s -selfreport: %v", bin, err)
 	}
+	return checkGarbled(t, env, bin, out, minor)
+}
+
+// checkGarbled checks the table of bin, built by env's garble, against
+// out, its self-report (Go 1.minor's runtime), with the key in the
+// runtime's code and the wrapper funcID.
+func checkGarbled(t *testing.T, env *garbletest.Env, bin string, out []byte, minor int) (*Table, *agreement) {
+	t.Helper()
 	tab, rep := openGarbled(t, bin, out)
 	checkKeyInCode(t, tab)
 	checkWrapperID(t, tab, env.GOROOT)
