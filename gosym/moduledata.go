@@ -227,8 +227,13 @@ func (t *Table) parseModuledata(b []byte, ml moduledataLayout) bool {
 	// set (FORMAT.md, "WebAssembly"): the first one is 0x1000<<16 or
 	// 1<<63. The module's own minpc tells which. A linker may as well
 	// start the text itself at bit 63 (text = minpc = 1<<63, etext past
-	// it), with the same PCs: highText.
-	highText := text == wasmHighBit && minpc == wasmHighBit && etext >= text
+	// it), with the same PCs: highText. A native table whose text is at
+	// 1<<63 looks the same to those words, so highText also wants what
+	// the runtime checks of a wasm module (moduledataverify1): the end
+	// entry, a function index, is maxpc rounded up to a function. A
+	// native end entry is the text's size, maxpc-text.
+	highText := text == wasmHighBit && minpc == wasmHighBit && etext >= text && t.hdr.nfunc > 0 &&
+		(maxpc&^wasmHighBit+1<<16-1)>>16 == uint64(t.openEntryOff(t.hdr.nfunc))
 	wasm := text == 0 && (minpc == wasmMinPC || minpc == wasmHighBit) && etext < minpc || highText
 	if !(text <= minpc && minpc <= maxpc && (maxpc <= etext || wasm)) {
 		return false

@@ -196,3 +196,62 @@ func wasmHighPCOffsets(tb testing.TB, tab *Table, m *memObject) (sec int, md, ft
 	tb.Fatal("no moduledata with minpc 1<<63 in the linear memory")
 	return
 }
+
+// TestWasmHighTextNative checks that a native table whose moduledata
+// puts the text at 1<<63 (text, minpc, maxpc and etext moved there
+// together), which the words of a wasm module with its text at bit 63
+// also fit, is not read as WebAssembly: it is read natively, or refused.
+// (It was read as wasm, with a wrong function at every PC but the first,
+// until the end entry was checked against maxpc.)
+func TestWasmHighTextNative(t *testing.T) {
+	tab := selfTable(t)
+	if tab.hdr.rd.ptrSize != 8 || tab.hdr.rd.bigEndian || len(tab.textSects) > 1 {
+		t.Skip("wants a little-endian 64-bit single-text binary")
+	}
+	m := cloneObject(t, tab.Object())
+	le := binary.LittleEndian
+	sec, md := -1, -1
+	for i, d := range m.data {
+		for off := 0; off+(mdEtext+1)*8 <= len(d); off += 8 {
+			w := func(k int) uint64 { return le.Uint64(d[off+8*k:]) }
+			if w(mdPcHeader) == tab.addr && w(mdText) == tab.text && w(mdMinPC) == tab.text {
+				sec, md = i, off
+			}
+		}
+	}
+	if sec < 0 {
+		t.Skip("no moduledata found")
+	}
+	d := m.data[sec]
+	w := func(k int) uint64 { return le.Uint64(d[md+8*k:]) }
+	shift := func(k int) { le.PutUint64(d[md+8*k:], w(k)-tab.text+1<<63) }
+	for _, k := range []int{mdText, mdMinPC, mdMaxPC, mdEtext} {
+		shift(k)
+	}
+	high, err := NewTable(m)
+	if err != nil {
+		if !errors.Is(err, ErrCorrupted) {
+			t.Fatalf("NewTable: %v, want a table or ErrCorrupted", err)
+		}
+		return
+	}
+	if high.wasm {
+		t.Errorf("a native amd64 table with text at 1<<63 is read as WebAssembly")
+	}
+	// The native reading: function i at 1<<63 + its entry offset.
+	checked := 0
+	for f, err := range tab.Functions() {
+		if err != nil || checked > 50 {
+			break
+		}
+		pc := f.Entry() - tab.text + 1<<63
+		g, err := high.ResolveFunction(pc)
+		if err != nil || g.Name() != f.Name() {
+			t.Errorf("ResolveFunction(%#x) = %q, %v; want %q", pc, g.Name(), err, f.Name())
+			if checked > 3 {
+				break
+			}
+		}
+		checked++
+	}
+}

@@ -64,8 +64,10 @@ func newFile(d objfile.Decoder) *File {
 // systems), and read into memory elsewhere; the memory is released once
 // the File is unreachable. A mapped file stays open until Close (or until
 // the File is unreachable): its headers, and what package gosym reads
-// once when it opens a table, are read with pread(2). As with any mapping, a file truncated by
-// another program while it is mapped makes reading its sections fault.
+// once when it opens a table, are read with pread(2). A file that is not
+// an object is closed before Open returns. As with any mapping, a file
+// truncated by another program while it is mapped makes reading its
+// sections fault.
 //
 // If the format is unknown, the error is an *fs.PathError wrapping
 // ErrUnknownFormat.
@@ -82,6 +84,7 @@ func Open(name string) (*File, error) {
 		return nil, err
 	}
 	if derr != nil {
+		data.Close() // not an object: its file need not stay open
 		return nil, &fs.PathError{Op: "open", Path: name, Err: derr}
 	}
 	f.name, f.data = name, data

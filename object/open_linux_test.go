@@ -1,9 +1,11 @@
 package object_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/gosym-dev/gosym/internal/objtest"
@@ -44,4 +46,31 @@ func TestOpenReadsHeadersWithPread(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(f)
+}
+
+// TestOpenUnknownClosesFile checks that Open of a file that is not an
+// object leaves no descriptor open (it keeps one only for the File it
+// returns), with the garbage collector off so that no cleanup closes it.
+func TestOpenUnknownClosesFile(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "zeros")
+	if err := os.WriteFile(name, make([]byte, 8192), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip(err)
+		}
+		return len(ents)
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	before := fds()
+	for range 100 {
+		if _, err := object.Open(name); !errors.Is(err, object.ErrUnknownFormat) {
+			t.Fatalf("Open: %v, want ErrUnknownFormat", err)
+		}
+	}
+	if n := fds() - before; n > 5 {
+		t.Errorf("100 failed Opens left %d more descriptors open", n)
+	}
 }

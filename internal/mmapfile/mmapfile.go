@@ -63,6 +63,9 @@ func LoadReading(name string, read func(b []byte, r io.ReaderAt) error) (*Data, 
 // load is Load (keep false) or LoadReading (keep true).
 func load(name string, read func(b []byte, r io.ReaderAt) error, keep bool) (*Data, error) {
 	if d, done, err := mapFile(name, read, keep); done {
+		if err != nil && d != nil {
+			d.Close() // the file kept open for read is of no further use
+		}
 		return d, err
 	}
 	// Read the file: on systems without mmap, and for files that cannot
