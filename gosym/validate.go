@@ -82,6 +82,7 @@ func (t *Table) repairs() []string {
 
 // validated says, for Info, what was checked at open.
 func (t *Table) validated() string {
+	t.wrapperID() // runs checkFuncIDs, which repaired reads: before it, with its once
 	s := "header offsets in order and inside the table"
 	if t.hdr.magic == magic118 || t.hdr.magic == magic120 {
 		s += "; moduledata pointers (pcHeader, pclntable, ftab, nfunc, minpc) agree with the pclntab, and its gofunc locates the sampled inline trees"
