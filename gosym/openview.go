@@ -46,7 +46,7 @@ type openBuf struct {
 	view *Table
 }
 
-// openBufs keeps up to two openBufs (100 KiB each) for reuse, for as
+// openBufs keeps up to two openBufs (about 106 KiB each) for reuse, for as
 // long as the program runs: Open allocates none once warm. (A sync.Pool
 // drops them at each garbage collection; the fresh memory of the next
 // costs Open page faults, as many as its reads of the mapping did.)
