@@ -652,26 +652,29 @@ func TestStackSwitchGcore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var stopped []elfcore.Thread
+			// Usually one thread is at the breakpoint; two that
+			// reached it together (two goroutines growing their
+			// stacks) are both checked.
+			stopped := map[int]bool{}
 			for _, th := range core.Threads {
 				if th.PC == stop.Entry() {
-					stopped = append(stopped, th)
+					stopped[th.PID] = true
 				}
 			}
-			if len(stopped) != 1 {
-				t.Fatalf("%d threads at %s's entry, want 1", len(stopped), tc.stop)
+			if len(stopped) == 0 {
+				t.Fatalf("no thread at %s's entry", tc.stop)
 			}
-			var ours []dlvFrame
-			var id uint64
+			checked := map[uint64][]dlvFrame{} // goroutine ID → our frames
+			var matched []uint64               // goroutines with the frames of tc
+			var others []string                // the rest: frames checked by Delve only
 			for g, err := range p.All() {
 				if err != nil {
 					t.Errorf("a damaged entry in a sound core: %v", err)
 					continue
 				}
-				if g.Thread != stopped[0].PID {
+				if !stopped[g.Thread] {
 					continue
 				}
-				id = g.ID
 				if g.Status != goroutines.Running {
 					t.Fatalf("goroutine %d [%s] on the stopped thread: want running", g.ID, g.StatusString)
 				}
@@ -690,34 +693,48 @@ func TestStackSwitchGcore(t *testing.T) {
 					}
 					i++
 				}
-				if !tc.want(names) {
-					t.Errorf("goroutine %d: frames %v, want %s", g.ID, names, tc.wantDoc)
+				if tc.want(names) {
+					matched = append(matched, g.ID)
+				} else {
+					others = append(others, fmt.Sprintf("goroutine %d: %v", g.ID, names))
 				}
-				if ours, err = oursInlined(p, g); err != nil {
+				ours, err := oursInlined(p, g)
+				if err != nil {
 					t.Fatal(err)
 				}
+				checked[g.ID] = ours
 				t.Logf("goroutine %d [running] on thread %d at %s's entry:\n%s", g.ID, g.Thread, tc.stop, formatDlv(ours))
 			}
-			if id == 0 {
-				t.Fatalf("no goroutine on thread %d, stopped at %s", stopped[0].PID, tc.stop)
+			if len(checked) != len(stopped) {
+				t.Fatalf("%d goroutines on the %d threads stopped at %s", len(checked), len(stopped), tc.stop)
+			}
+			// Another goroutine may reach the breakpoint with the one
+			// the mode drives (one leaving through goexit1 also
+			// grows its stack): it must walk cleanly and agree with
+			// Delve, but its frames are not the mode's.
+			if len(matched) == 0 {
+				t.Errorf("no goroutine at %s has the frames %s: %v", tc.stop, tc.wantDoc, others)
+			} else if len(others) > 0 {
+				t.Logf("also at %s: %v", tc.stop, others)
 			}
 			t.Run("delve", func(t *testing.T) {
 				dlv := dlvPath(t)
-				var d *dlvGoroutine
+				listed := map[uint64]dlvGoroutine{}
 				for _, g := range parseDelve(runDelve(t, dlv, twin, corePath)) {
-					if g.ID == id {
-						d = &g
+					listed[g.ID] = g
+				}
+				for id, ours := range checked {
+					d, ok := listed[id]
+					if !ok {
+						t.Fatalf("Delve did not list goroutine %d", id)
 					}
-				}
-				if d == nil {
-					t.Fatalf("Delve did not list goroutine %d", id)
-				}
-				// Delve shows the g0 frames above the switch too.
-				i := slices.IndexFunc(d.Frames, func(f dlvFrame) bool { return f.PC == ours[0].PC && f.Func == ours[0].Func })
-				if i < 0 || !slices.Equal(d.Frames[i:], ours) {
-					t.Errorf("Delve's goroutine %d:\n%s\nours:\n%s", id, formatDlv(d.Frames), formatDlv(ours))
-				} else {
-					t.Logf("Delve's frames of goroutine %d after its %d on g0 are ours, %d of them (function, PC, file:line)", id, i, len(ours))
+					// Delve shows the g0 frames above the switch too.
+					i := slices.IndexFunc(d.Frames, func(f dlvFrame) bool { return f.PC == ours[0].PC && f.Func == ours[0].Func })
+					if i < 0 || !slices.Equal(d.Frames[i:], ours) {
+						t.Errorf("Delve's goroutine %d:\n%s\nours:\n%s", id, formatDlv(d.Frames), formatDlv(ours))
+					} else {
+						t.Logf("Delve's frames of goroutine %d after its %d on g0 are ours, %d of them (function, PC, file:line)", id, i, len(ours))
+					}
 				}
 			})
 		})
