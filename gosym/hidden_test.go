@@ -247,16 +247,8 @@ func TestGarbledSynthetic(t *testing.T) {
 // that one damaged record among correctly keyed ones fails its own
 // lookups, never answering for another function.
 func TestGarbledWrongKey(t *testing.T) {
-	bin := objtest.Binary(t, objtest.LinuxStripped)
-	b := garbleELF(t, bin, 0xceaaf491, 0x23375875)
-	off, _, bo := elfPclntab(t, b)
+	b, off, h, bo, recOf := garbledStripped(t)
 	tab := b[off:]
-	h, err := parseHeader(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	funcs := uint64(len(tab) - len(h.funcs))
-	recOf := func(i uint64) []byte { return tab[funcs+uint64(bo.Uint32(h.functab[i*8+4:])):] }
 
 	// Every record XORed with its own value: no key explains them.
 	rnd := slices.Clone(b)
@@ -623,19 +615,29 @@ func TestGarbledPaddedLayout(t *testing.T) {
 // 1.18's (a release that changed the record, or damage) is refused,
 // saying so, rather than read with a layout that does not fit.
 func TestUnknownMagicRecordSizes(t *testing.T) {
-	bin := objtest.Binary(t, objtest.LinuxStripped)
-	b := garbleELF(t, bin, 0xceaaf491, 0x23375875)
-	off, _, bo := elfPclntab(t, b)
+	b, _, _, bo, recOf := garbledStripped(t)
+	rec := recOf(3)
+	bo.PutUint32(rec[28:], bo.Uint32(rec[28:])+2) // npcdata: the record 8 bytes longer than the next one's offset allows
+	_, err := tableOf(t, b)
+	if !errors.Is(err, ErrCorrupted) || !strings.Contains(err.Error(), "fit neither Go 1.20's _func layout nor Go 1.18's") {
+		t.Errorf("record 3's npcdata changed: %v; want ErrCorrupted saying the record sizes fit no layout", err)
+	}
+}
+
+// garbledStripped returns the stripped test program garbled as garble
+// v0.18.0 would (a random magic, entry offsets under a key), the offset
+// of its pclntab, the table's header and byte order, and the record of a
+// functab entry, a slice of the returned bytes.
+func garbledStripped(t *testing.T) (b []byte, off uint64, h *header, bo binary.ByteOrder, recOf func(i uint64) []byte) {
+	t.Helper()
+	b = garbleELF(t, objtest.Binary(t, objtest.LinuxStripped), 0xceaaf491, 0x23375875)
+	off, _, bo = elfPclntab(t, b)
 	tab := b[off:]
 	h, err := parseHeader(tab)
 	if err != nil {
 		t.Fatal(err)
 	}
-	funcs := len(tab) - len(h.funcs)
-	rec := tab[funcs+int(bo.Uint32(h.functab[3*8+4:])):]
-	bo.PutUint32(rec[28:], bo.Uint32(rec[28:])+2) // npcdata: the record 8 bytes longer than the next one's offset allows
-	_, err = tableOf(t, b)
-	if !errors.Is(err, ErrCorrupted) || !strings.Contains(err.Error(), "fit neither Go 1.20's _func layout nor Go 1.18's") {
-		t.Errorf("record 3's npcdata changed: %v; want ErrCorrupted saying the record sizes fit no layout", err)
-	}
+	funcs := uint64(len(tab) - len(h.funcs))
+	recOf = func(i uint64) []byte { return tab[funcs+uint64(bo.Uint32(h.functab[i*8+4:])):] }
+	return b, off, h, bo, recOf
 }
